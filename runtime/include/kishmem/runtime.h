@@ -1,0 +1,77 @@
+// The runtime's surface, used by shmem_api/ (the C API) and tools/.  Everything here assumes
+// its arguments were checked by the caller (shmem_api checks them); nothing here parses user
+// input except the environment.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace kishmem::rt {
+
+// ---- lifetime and process state -------------------------------------------------------------
+// Returns the thread level provided.  Idempotent: a second call only returns the level.
+int init(int requested_thread_level);
+void finalize();
+bool initialized();
+bool finalized();
+int thread_level();
+int my_pe();
+int n_pes();
+bool same_host(int pe);
+const char* bootstrap_name();
+[[noreturn]] void global_exit(int status);
+
+// ---- symmetric heap -------------------------------------------------------------------------
+char* heap_base();
+std::size_t heap_size();
+inline bool in_heap(const void* p, std::size_t bytes = 0) {
+    const char* c = static_cast<const char*>(p);
+    return c >= heap_base() && c <= heap_base() + heap_size() && bytes <= static_cast<std::size_t>(heap_base() + heap_size() - c);
+}
+// Address of `sym` (an address in this PE's heap) in `pe`'s heap as this process can load and
+// store it, or nullptr when `pe`'s heap is not mapped here.
+void* ptr(const void* sym, int pe);
+// Collective allocation.  `call` names the API call for messages.  nullptr (and a warning) when
+// the heap is exhausted; a fatal error when PEs disagree on the arguments.
+void* malloc(std::size_t bytes, std::size_t align, const char* call);
+void* calloc(std::size_t count, std::size_t bytes, const char* call);
+void* realloc(void* p, std::size_t bytes, const char* call);
+void free(void* p, const char* call);
+// Size of the live allocation starting at p (0 when p starts none).
+std::size_t allocation_size(const void* p);
+
+// ---- RMA ------------------------------------------------------------------------------------
+// dst (put) / src (get) is a symmetric address of this PE; the other side is a private buffer.
+void put(void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
+void get(void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
+void fence();
+void quiet();
+
+// ---- atomics on 4- and 8-byte words (values travel as their bit patterns) ---------------------
+enum class AmoOp : uint8_t { fetch, set, swap, cswap, add, fetch_add, and_, fetch_and, or_, fetch_or, xor_, fetch_xor };
+uint64_t amo(AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe);
+
+// ---- synchronisation ------------------------------------------------------------------------
+void barrier_all();  // quiet + barrier
+void sync_all();     // barrier only
+// Lets software transports serve peers.  Called by every wait loop.
+void progress();
+
+// A bounded-spin wait helper: calls progress, yields when PEs outnumber cores, and warns /
+// aborts per KISHMEM_HANG_WARN / KISHMEM_HANG_ABORT naming `call` and what it waits for:
+// `what_fmt` formatted with a, b, c (as long long: use %lld / %llx) only when it is said.
+class Waiter {
+public:
+    Waiter(const char* call, const char* what_fmt, long long a = 0, long long b = 0, long long c = 0)
+        : call_(call), fmt_(what_fmt), a_(a), b_(b), c_(c) {}
+    void spin();  // call once per unsuccessful poll
+
+private:
+    const char* call_;
+    const char* fmt_;
+    long long a_, b_, c_;
+    unsigned count_ = 0;
+    double start_ = 0;
+    bool warned_ = false;
+};
+
+}  // namespace kishmem::rt

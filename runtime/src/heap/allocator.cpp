@@ -1,0 +1,87 @@
+#include "allocator.h"
+
+namespace kishmem {
+
+HeapAllocator::HeapAllocator(std::size_t begin, std::size_t end) : begin_(begin), end_(end) {
+    if (end > begin) free_[begin] = end - begin;
+}
+
+std::optional<std::size_t> HeapAllocator::alloc(std::size_t bytes, std::size_t align) {
+    if (bytes == 0 || align == 0 || (align & (align - 1))) return std::nullopt;
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+        std::size_t off = it->first, len = it->second;
+        std::size_t start = (off + align - 1) & ~(align - 1);
+        if (start < off || start - off > len || len - (start - off) < bytes) continue;
+        free_.erase(it);
+        if (start > off) free_[off] = start - off;
+        std::size_t tail = off + len - (start + bytes);
+        if (tail) free_[start + bytes] = tail;
+        used_[start] = bytes;
+        return start;
+    }
+    return std::nullopt;
+}
+
+void HeapAllocator::insert_free(std::size_t off, std::size_t len) {
+    auto next = free_.lower_bound(off);
+    if (next != free_.end() && off + len == next->first) {
+        len += next->second;
+        next = free_.erase(next);
+    }
+    if (next != free_.begin()) {
+        auto prev = std::prev(next);
+        if (prev->first + prev->second == off) {
+            prev->second += len;
+            return;
+        }
+    }
+    free_[off] = len;
+}
+
+bool HeapAllocator::free(std::size_t offset) {
+    auto it = used_.find(offset);
+    if (it == used_.end()) return false;
+    std::size_t len = it->second;
+    used_.erase(it);
+    insert_free(offset, len);
+    return true;
+}
+
+std::optional<std::size_t> HeapAllocator::realloc(std::size_t offset, std::size_t bytes) {
+    auto it = used_.find(offset);
+    if (it == used_.end() || bytes == 0) return std::nullopt;
+    std::size_t old = it->second;
+    if (bytes <= old) {
+        it->second = bytes;
+        if (old > bytes) insert_free(offset + bytes, old - bytes);
+        return offset;
+    }
+    auto next = free_.find(offset + old);
+    if (next != free_.end() && next->second >= bytes - old) {
+        std::size_t rest = next->second - (bytes - old);
+        free_.erase(next);
+        if (rest) free_[offset + bytes] = rest;
+        it->second = bytes;
+        return offset;
+    }
+    return alloc(bytes, 64);  // caller copies and frees the old block
+}
+
+std::size_t HeapAllocator::size_of(std::size_t offset) const {
+    auto it = used_.find(offset);
+    return it == used_.end() ? 0 : it->second;
+}
+
+std::size_t HeapAllocator::bytes_free() const {
+    std::size_t n = 0;
+    for (auto& f : free_) n += f.second;
+    return n;
+}
+
+std::size_t HeapAllocator::largest_free() const {
+    std::size_t n = 0;
+    for (auto& f : free_) n = f.second > n ? f.second : n;
+    return n;
+}
+
+}  // namespace kishmem

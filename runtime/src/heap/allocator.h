@@ -1,0 +1,37 @@
+// The symmetric heap's allocator: first fit over [begin, end) with coalescing free blocks.
+// Deterministic: the same sequence of calls gives the same offsets on every PE, which is what
+// makes an allocation symmetric.  Offsets, not pointers: the heap sits at different addresses.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+
+namespace kishmem {
+
+class HeapAllocator {
+public:
+    HeapAllocator(std::size_t begin, std::size_t end);
+
+    // `align` is a power of two.  nullopt when no free block fits.
+    std::optional<std::size_t> alloc(std::size_t bytes, std::size_t align);
+    // Returns false for an offset that is not the start of a live block.
+    bool free(std::size_t offset);
+    // Grows or shrinks in place where the following space allows, else allocates anew; the
+    // caller moves the data when the offset changes.  nullopt leaves the old block alone.
+    std::optional<std::size_t> realloc(std::size_t offset, std::size_t bytes);
+    // Size of the live block at `offset`, 0 when there is none.
+    std::size_t size_of(std::size_t offset) const;
+
+    std::size_t bytes_free() const;
+    std::size_t largest_free() const;
+    std::size_t live_blocks() const { return used_.size(); }
+
+private:
+    void insert_free(std::size_t off, std::size_t len);  // coalesces with neighbours
+    std::size_t begin_, end_;
+    std::map<std::size_t, std::size_t> free_;  // offset -> length
+    std::map<std::size_t, std::size_t> used_;  // offset -> length
+};
+
+}  // namespace kishmem

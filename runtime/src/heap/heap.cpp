@@ -1,0 +1,104 @@
+// Collective allocation.  Every call starts with a min/max exchange of (call kind, size):
+// it is the barrier the spec requires and it catches PEs that pass different arguments.
+#include <cstring>
+
+#include "../state.h"
+
+namespace kishmem {
+namespace {
+
+enum Kind : uint64_t { k_malloc = 1, k_calloc, k_align, k_realloc, k_free };
+
+// Ends the job if the PEs disagree; returns normally (after the barrier) if they agree.
+void agree(const char* call, Kind kind, uint64_t a, uint64_t b) {
+    uint64_t v[2] = {kind << 56 | (a & ((1ull << 56) - 1)), b}, lo[2], hi[2];
+    sync_minmax(call, v, lo, hi);
+    if (lo[0] != hi[0] || lo[1] != hi[1])
+        fatal(call, "PEs disagree on this collective call: this PE passed (%llu, %llu), others passed values from "
+                    "(%llu, %llu) to (%llu, %llu) (or called another allocation routine); every PE must make the same "
+                    "sequence of symmetric allocation calls with the same arguments",
+              static_cast<unsigned long long>(a), static_cast<unsigned long long>(b),
+              static_cast<unsigned long long>(lo[0] & ((1ull << 56) - 1)), static_cast<unsigned long long>(lo[1]),
+              static_cast<unsigned long long>(hi[0] & ((1ull << 56) - 1)), static_cast<unsigned long long>(hi[1]));
+}
+
+void* allocate(const char* call, std::size_t bytes, std::size_t align) {
+    State& s = state();
+    auto off = s.alloc->alloc(bytes, align < kAllocAlign ? kAllocAlign : align);
+    if (!off) {
+        warn(call, "symmetric heap exhausted: %zu bytes requested, %zu free (largest block %zu) of %zu; "
+                   "raise SHMEM_SYMMETRIC_SIZE",
+             bytes, s.alloc->bytes_free(), s.alloc->largest_free(), s.size);
+        return nullptr;
+    }
+    return s.base + *off;
+}
+
+}  // namespace
+}  // namespace kishmem
+
+namespace kishmem::rt {
+
+void* malloc(std::size_t bytes, std::size_t align, const char* call) {
+    agree(call, align > kAllocAlign ? k_align : k_malloc, bytes, align);
+    if (bytes == 0) return nullptr;
+    return allocate(call, bytes, align);
+}
+
+void* calloc(std::size_t count, std::size_t bytes, const char* call) {
+    agree(call, k_calloc, count, bytes);
+    if (count == 0 || bytes == 0) return nullptr;
+    if (bytes > SIZE_MAX / count) {
+        warn(call, "count %zu times size %zu overflows", count, bytes);
+        return nullptr;
+    }
+    void* p = allocate(call, count * bytes, kAllocAlign);
+    if (p) std::memset(p, 0, count * bytes);
+    uint64_t v[2] = {0, 0}, lo[2], hi[2];
+    sync_minmax(call, v, lo, hi);  // zeroed everywhere before anyone writes into it
+    return p;
+}
+
+void* realloc(void* p, std::size_t bytes, const char* call) {
+    State& s = state();
+    if (!p) return malloc(bytes, kAllocAlign, call);
+    if (bytes == 0) {
+        free(p, call);
+        return nullptr;
+    }
+    agree(call, k_realloc, static_cast<char*>(p) - s.base, bytes);
+    std::size_t off = static_cast<char*>(p) - s.base;
+    std::size_t old = s.alloc->size_of(off);
+    auto moved = s.alloc->realloc(off, bytes);
+    void* out = nullptr;
+    if (!moved) {
+        warn(call, "symmetric heap exhausted: cannot grow a %zu-byte block to %zu bytes (%zu free); raise "
+                   "SHMEM_SYMMETRIC_SIZE",
+             old, bytes, s.alloc->bytes_free());
+    } else if (*moved != off) {
+        std::memmove(s.base + *moved, p, old < bytes ? old : bytes);
+        s.alloc->free(off);
+        out = s.base + *moved;
+    } else {
+        out = p;
+    }
+    uint64_t v[2] = {0, 0}, lo[2], hi[2];
+    sync_minmax(call, v, lo, hi);  // data moved everywhere before anyone writes into it
+    return out;
+}
+
+void free(void* p, const char* call) {
+    State& s = state();
+    std::size_t off = p ? static_cast<char*>(p) - s.base : 0;
+    agree(call, k_free, off, 0);
+    if (!p) return;
+    if (!s.alloc->free(off))
+        fatal(call, "%p is not the start of a live symmetric allocation", p);
+}
+
+std::size_t allocation_size(const void* p) {
+    State& s = state();
+    return s.alloc->size_of(static_cast<const char*>(p) - s.base);
+}
+
+}  // namespace kishmem::rt

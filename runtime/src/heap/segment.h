@@ -1,0 +1,37 @@
+// POSIX shared-memory segments that hold symmetric heaps, so that PEs on one host can map each
+// other's heap.  Names are random (not guessable), mode 0600, and unlinked as soon as every
+// local peer has mapped them.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "kishmem/log.h"
+
+namespace kishmem {
+
+class Segment {
+public:
+    Segment() = default;
+    Segment(const Segment&) = delete;
+    Segment& operator=(const Segment&) = delete;
+    ~Segment();
+
+    // Creates and maps a new segment of `bytes`.
+    Status create(std::size_t bytes);
+    // Maps a peer's segment by name; its size must be `bytes`.
+    Status attach(const std::string& name, std::size_t bytes);
+    // Removes the name (the mappings stay).  Idempotent.
+    void unlink();
+
+    void* base() const { return base_; }
+    std::size_t size() const { return size_; }
+    const std::string& name() const { return name_; }
+
+private:
+    void* base_ = nullptr;
+    std::size_t size_ = 0;
+    std::string name_;
+    bool owner_ = false;
+};
+
+}  // namespace kishmem

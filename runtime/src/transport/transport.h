@@ -1,0 +1,43 @@
+// One interface for every way of reaching a peer's heap.  A transport addresses remote memory
+// by (pe, offset into the symmetric heap); the runtime's route table picks one per PE at init
+// and nobody re-decides later.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kishmem/runtime.h"
+#include "../blob.h"
+#include "kishmem/log.h"
+
+namespace kishmem {
+
+using rt::AmoOp;
+
+enum TransportCaps : unsigned {
+    cap_rma = 1u << 0,
+    cap_amo32 = 1u << 1,
+    cap_amo64 = 1u << 2,
+    cap_load_store = 1u << 3,  // peer memory is mapped: ptr() works
+    cap_needs_progress = 1u << 4,  // peers' operations need this PE to call progress()
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+    virtual const char* name() const = 0;
+    virtual unsigned caps() const = 0;
+    // `nbi`: return once the operation is issued (completed by quiet); otherwise the source
+    // buffer is reusable (put) or the data has arrived (get) on return.
+    virtual Status put(int pe, std::size_t off, const void* src, std::size_t n, bool nbi) = 0;
+    virtual Status get(int pe, std::size_t off, void* dst, std::size_t n, bool nbi) = 0;
+    virtual Status amo(int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
+                       uint64_t* fetched) = 0;
+    virtual Status fence() = 0;
+    virtual Status quiet() = 0;
+    virtual void progress() {}
+    virtual void close() {}
+};
+
+}  // namespace kishmem

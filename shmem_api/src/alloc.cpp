@@ -1,0 +1,41 @@
+// Symmetric memory management.
+#include "check.h"
+#include "kishmem/log.h"
+#include "shmem.h"
+
+using namespace kishmem;
+
+extern "C" {
+
+void* shmem_malloc(size_t size) {
+    api::check_init("shmem_malloc");
+    return rt::malloc(size, 0, "shmem_malloc");
+}
+
+void* shmem_calloc(size_t count, size_t size) {
+    api::check_init("shmem_calloc");
+    return rt::calloc(count, size, "shmem_calloc");
+}
+
+void* shmem_align(size_t alignment, size_t size) {
+    api::check_init("shmem_align");
+    if (alignment == 0 || (alignment & (alignment - 1)))
+        fatal("shmem_align", "alignment %zu is not a power of two", alignment);
+    return rt::malloc(size, alignment, "shmem_align");
+}
+
+void* shmem_realloc(void* ptr, size_t size) {
+    api::check_init("shmem_realloc");
+    if (ptr && api::g_check && (!rt::in_heap(ptr, 1) || rt::allocation_size(ptr) == 0))
+        fatal("shmem_realloc", "ptr %p is not a live symmetric allocation", ptr);
+    return rt::realloc(ptr, size, "shmem_realloc");
+}
+
+void shmem_free(void* ptr) {
+    api::check_init("shmem_free");
+    if (ptr && api::g_check && (!rt::in_heap(ptr, 1) || rt::allocation_size(ptr) == 0))
+        fatal("shmem_free", "ptr %p is not a live symmetric allocation", ptr);
+    rt::free(ptr, "shmem_free");
+}
+
+}  // extern "C"

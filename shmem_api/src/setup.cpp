@@ -1,0 +1,108 @@
+// Library setup, exit and query routines.
+#include <cstdio>
+#include <cstring>
+
+#include "check.h"
+#include "kishmem/log.h"
+#include "kishmem/env.h"
+#include "shmem.h"
+
+namespace kishmem::api {
+
+bool g_check = true;
+
+void fail_not_initialized(const char* call) {
+    std::fprintf(stderr, "kishmem: %s: called %s shmem_init\n", call, rt::finalized() ? "after shmem_finalize, outside" : "before");
+    std::fflush(stderr);
+    std::_Exit(1);
+}
+
+}  // namespace kishmem::api
+
+using namespace kishmem;
+
+extern "C" {
+
+int shmem_init_thread(int requested, int* provided) {
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        std::fprintf(stderr, "kishmem: shmem_init_thread: requested thread level %d is not one of SHMEM_THREAD_*\n", requested);
+        return -1;
+    }
+    api::g_check = env::check();
+    int level = rt::init(requested);
+    if (provided) *provided = level;
+    return 0;
+}
+
+void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_SINGLE, nullptr); }
+
+void shmem_query_thread(int* provided) {
+    api::check_init("shmem_query_thread");
+    *provided = rt::thread_level();
+}
+
+int shmem_query_initialized(int* initialized) {
+    *initialized = rt::initialized() ? 1 : 0;
+    return 0;
+}
+
+int shmem_query_finalized(int* finalized) {
+    *finalized = rt::finalized() ? 1 : 0;
+    return 0;
+}
+
+void shmem_finalize(void) { rt::finalize(); }
+
+void shmem_global_exit(int status) { rt::global_exit(status); }
+
+int shmem_my_pe(void) {
+    api::check_init("shmem_my_pe");
+    return rt::my_pe();
+}
+
+int shmem_n_pes(void) {
+    api::check_init("shmem_n_pes");
+    return rt::n_pes();
+}
+
+int shmem_pe_accessible(int pe) {
+    api::check_init("shmem_pe_accessible");
+    return pe >= 0 && pe < rt::n_pes();
+}
+
+int shmem_addr_accessible(const void* addr, int pe) {
+    api::check_init("shmem_addr_accessible");
+    return pe >= 0 && pe < rt::n_pes() && rt::in_heap(addr, 1);
+}
+
+void* shmem_ptr(const void* dest, int pe) {
+    api::check_init("shmem_ptr");
+    if (pe < 0 || pe >= rt::n_pes() || !rt::in_heap(dest, 1)) return nullptr;
+    return rt::ptr(dest, pe);
+}
+
+void shmem_info_get_version(int* major, int* minor) {
+    *major = SHMEM_MAJOR_VERSION;
+    *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char* name) {
+    std::strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+    name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+}
+
+}  // extern "C"
+
+namespace kishmem::api {
+
+void fail_pe(const char* call, int pe) {
+    fatal(call, "PE %d is out of range: this job has PEs 0..%d", pe, rt::n_pes() - 1);
+}
+
+void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes) {
+    const char* b = rt::heap_base();
+    fatal(call, "%s %p (%zu bytes) is not within the symmetric heap [%p, %p)", what, p, bytes,
+          static_cast<const void*>(b), static_cast<const void*>(b + rt::heap_size()));
+}
+
+}  // namespace kishmem::api

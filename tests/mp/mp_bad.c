@@ -1,0 +1,33 @@
+/* Bad input must end the job with one clear message naming the call, the PE and the value.
+ * argv[1] picks the mistake; CTest matches the message (see CMakeLists.txt). */
+#include <string.h>
+
+#include <shmem.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+    const char *what = argc > 1 ? argv[1] : "";
+    if (!strcmp(what, "before_init")) {
+        static long x;
+        shmem_long_p(&x, 1, 0);
+        return 0;
+    }
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    long *sym = shmem_malloc(sizeof(long));
+    long local = 0;
+    shmem_barrier_all();
+    if (!strcmp(what, "pe") && me == npes - 1) shmem_long_p(sym, 1, npes + 3);
+    if (!strcmp(what, "addr") && me == 0) shmem_long_put(&local, sym, 1, 0);
+    if (!strcmp(what, "range") && me == 0) shmem_getmem(&local, (char *)sym + 8, (size_t)1 << 40, 0);
+    if (!strcmp(what, "mismatch")) {
+        void *p = shmem_malloc(me == 0 ? 100 : 200);
+        (void)p;
+    }
+    if (!strcmp(what, "cmp")) shmem_long_wait_until(sym, 99, 0);
+    if (!strcmp(what, "free")) shmem_free(&local);
+    shmem_barrier_all();
+    printf("no error was raised for '%s'\n", what);
+    shmem_finalize();
+    return 0;
+}

@@ -1,0 +1,72 @@
+// kishmem-info: version, build options, transports and the environment table.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "kishmem/config.h"
+#include "kishmem/env.h"
+#include "shmem.h"
+
+static const char* yesno(int v) { return v ? "yes" : "no"; }
+
+static void usage() {
+    std::printf("usage: kishmem-info [--env] [--build] [--all]\n"
+                "  (no option) version, build options and transports\n"
+                "  --env       every environment variable with its type, default, value and doc\n");
+}
+
+static const char* type_name(kishmem::env::Type t) {
+    switch (t) {
+        case kishmem::env::Type::size: return "size";
+        case kishmem::env::Type::int_: return "int";
+        case kishmem::env::Type::bool_: return "bool";
+        case kishmem::env::Type::seconds: return "seconds";
+        case kishmem::env::Type::string: return "string";
+    }
+    return "?";
+}
+
+static void print_env() {
+    std::printf("Environment variables (value shown is what this process sees):\n");
+    std::string cat;
+    for (const auto& v : kishmem::env::table()) {
+        if (cat != v.category) {
+            cat = v.category;
+            std::printf("\n[%s]\n", cat.c_str());
+        }
+        const char* from = nullptr;
+        std::string text = kishmem::env::text_of(v, &from);
+        std::printf("  %s%s%s (%s, default %s) = %s [%s]\n      %s\n", v.name, v.alias[0] ? " or " : "", v.alias,
+                    type_name(v.type), v.default_text, text.c_str(), from, v.doc);
+    }
+}
+
+static void print_build() {
+    std::printf("kishmem %s, OpenSHMEM %d.%d API (%s)\n", KISHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
+                SHMEM_MINOR_VERSION, SHMEM_VENDOR_STRING);
+    std::printf("Build options:\n");
+    std::printf("  PMIx bootstrap         %s\n", yesno(KISHMEM_HAVE_PMIX_BUILD));
+    std::printf("  UCX transport          %s\n", yesno(KISHMEM_HAVE_UCX_BUILD));
+    std::printf("  rdma-core (mlx5)       %s\n", yesno(KISHMEM_HAVE_VERBS_BUILD));
+    std::printf("  CUDA                   %s\n", yesno(KISHMEM_HAVE_CUDA_BUILD));
+    std::printf("Bootstraps: singleton%s\n", KISHMEM_HAVE_PMIX_BUILD ? ", pmix" : "");
+    std::printf("Transports:\n");
+    std::printf("  shm    load/store on same-host peers' heaps (POSIX shared memory)\n");
+    if (KISHMEM_HAVE_UCX_BUILD) std::printf("  ucx    put/get/atomics through UCX (off-host peers, or KISHMEM_REMOTE=ucx)\n");
+}
+
+int main(int argc, char** argv) {
+    bool env = false, build = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--env")) env = true;
+        else if (!std::strcmp(argv[i], "--build")) build = true;
+        else if (!std::strcmp(argv[i], "--all")) env = build = true;
+        else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) return usage(), 0;
+        else return usage(), 2;
+    }
+    if (!env) build = true;
+    if (build) print_build();
+    if (build && env) std::printf("\n");
+    if (env) print_env();
+    return 0;
+}

@@ -1,0 +1,644 @@
+/*
+ * shmem_perf.c - host-side OpenSHMEM micro-benchmarks.
+ *
+ * Written against the plain OpenSHMEM 1.4 C API only, so that the same source
+ * can be built against kishmem and against any other OpenSHMEM (for example
+ * Open MPI's OSHMEM via `oshcc`) and the results compared one to one.
+ *
+ * Tests (PE 0 <-> PE 1 unless noted; other PEs only join the barriers):
+ *   put_lat      ping-pong: putmem + fence + flag put, peer waits on the flag
+ *                and answers the same way; reports half the round trip (us)
+ *   get_lat      blocking getmem from PE 1 (us per call)
+ *   p_lat        shmem_long_p + shmem_quiet (us per pair)
+ *   put_bw       windows of 64 putmem without quiet, then one quiet (MB/s,
+ *                1 MB = 1e6 bytes)
+ *   amo_lat      shmem_long_atomic_fetch_add latency (us)
+ *   amo_rate     shmem_long_atomic_add issue rate, one quiet at the end (Mops/s)
+ *   barrier_lat  shmem_barrier_all over all PEs (us, maximum over the PEs)
+ *
+ * Every value is the median of several repetitions; each repetition is the
+ * mean over its iterations.  Delivered data is validated while measuring.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <shmem.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef PERF_IMPL
+#define PERF_IMPL "shmem"
+#endif
+
+/* OpenSHMEM < 1.4 names the atomics shmem_long_fadd / shmem_long_add. */
+#if defined(PERF_USE_LEGACY_AMO) ||                                        \
+    (defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) &&       \
+     (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION) < 104)
+#define PERF_FETCH_ADD(p, v, pe) shmem_long_fadd((p), (v), (pe))
+#define PERF_ADD(p, v, pe) shmem_long_add((p), (v), (pe))
+#else
+#define PERF_FETCH_ADD(p, v, pe) shmem_long_atomic_fetch_add((p), (v), (pe))
+#define PERF_ADD(p, v, pe) shmem_long_atomic_add((p), (v), (pe))
+#endif
+
+#define BW_WINDOW 64
+#define MAX_REPS 5
+#define BIG_SIZE (64u * 1024u)             /* iterations scale down above this */
+#define BW_BYTES_PER_REP (512ull << 20)    /* cap on bytes moved per put_bw rep */
+
+enum { T_PUT_LAT, T_GET_LAT, T_P_LAT, T_PUT_BW, T_AMO_LAT, T_AMO_RATE, T_BARRIER_LAT, T_COUNT };
+
+static const char *const test_names[T_COUNT] = {
+    "put_lat", "get_lat", "p_lat", "put_bw", "amo_lat", "amo_rate", "barrier_lat"};
+
+static const char *const test_desc[T_COUNT] = {
+    "putmem ping-pong PE0<->PE1 (fence + flag), one-way latency",
+    "blocking getmem PE0 <- PE1, latency per call",
+    "shmem_long_p + shmem_quiet PE0 -> PE1, latency per pair",
+    "putmem PE0 -> PE1, windows of 64 puts then quiet, bandwidth",
+    "long atomic fetch_add PE0 -> PE1, latency",
+    "long atomic add (non-fetching) PE0 -> PE1, issue rate",
+    "shmem_barrier_all over all PEs, latency (max over PEs)"};
+
+/* ---------------------------------------------------------------- state */
+
+static int me, npes;
+static int quiet_mode;
+static size_t min_size = 8, max_size = 4u << 20;
+static long opt_iters = 1000, opt_warmup = 100;
+static const char *csv_path;
+static FILE *csv;
+
+/* Symmetric objects. */
+static unsigned char *sbuf;   /* source of puts, target of gets' remote side */
+static unsigned char *rbuf;   /* destination of puts / local side of gets */
+static long *flag;            /* [0] ping-pong flag, [1] p_lat cell, [2] atomic counter */
+static double *gather;        /* per-PE doubles collected on PE 0 */
+static long seq;              /* ping-pong sequence, same on both sides */
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static void die(const char *fmt, const char *test, size_t size, long a, long b)
+{
+    fprintf(stderr, "shmem_perf[%s] PE %d: VALIDATION FAILED in %s size %zu: ", PERF_IMPL, me,
+            test, size);
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    fflush(stderr);
+    fflush(stdout);
+    /* Leave without finalize: the launcher then tears the whole job down. */
+    _Exit(3);
+}
+
+static void progress(const char *fmt, const char *a, double b)
+{
+    if (quiet_mode || me != 0)
+        return;
+    fprintf(stderr, "[%s] ", PERF_IMPL);
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* --------------------------------------------------------- data pattern */
+
+static unsigned char pat(size_t i, int seed)
+{
+    return (unsigned char)((i * 131u) ^ (i >> 9) ^ (unsigned)(seed * 77 + 5));
+}
+
+static void fill(unsigned char *b, size_t n, int seed)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = pat(i, seed);
+}
+
+/* Checks b[0 .. n-2] against the pattern and b[n-1] against tag. */
+static void check_all(const char *test, const unsigned char *b, size_t n, int seed, unsigned char tag)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (b[i] != pat(i, seed))
+            die("byte %ld is 0x%02lx, differs from the pattern", test, n, (long)i, (long)b[i]);
+    if (b[n - 1] != tag)
+        die("last byte is %ld, expected %ld", test, n, (long)b[n - 1], (long)tag);
+}
+
+/* ---------------------------------------------------------- statistics */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct result {
+    double med, min, max;
+    long iters;
+    int reps;
+};
+
+static struct result summarize(double *v, int reps, long iters)
+{
+    struct result r;
+    qsort(v, (size_t)reps, sizeof(double), cmp_double);
+    r.min = v[0];
+    r.max = v[reps - 1];
+    r.med = (reps & 1) ? v[reps / 2] : 0.5 * (v[reps / 2 - 1] + v[reps / 2]);
+    r.iters = iters;
+    r.reps = reps;
+    return r;
+}
+
+/* Iterations for one repetition at this size; large sizes get fewer. */
+static long scale(long base, size_t size, long floor_)
+{
+    long n = base;
+    if (size > BIG_SIZE)
+        n = (long)((double)base * (double)BIG_SIZE / (double)size);
+    if (n < floor_)
+        n = floor_;
+    return n;
+}
+
+/* ------------------------------------------------------------- output */
+
+static void table_header(int t)
+{
+    if (me != 0)
+        return;
+    printf("\n# %s: %s\n", test_names[t], test_desc[t]);
+    printf("# impl=%s npes=%d; value = median of reps, min/max over reps\n", PERF_IMPL, npes);
+    printf("%12s %14s %14s %14s  %-7s %s\n", "size_bytes", "value", "min", "max", "unit",
+           "iters x reps");
+}
+
+static void emit(int t, size_t size, struct result r, const char *unit)
+{
+    if (me != 0)
+        return;
+    printf("%12zu %14.3f %14.3f %14.3f  %-7s %ld x %d\n", size, r.med, r.min, r.max, unit,
+           r.iters, r.reps);
+    fflush(stdout);
+    if (csv) {
+        fprintf(csv, "%s,%zu,%.6g,%s,%d,%s\n", test_names[t], size, r.med, unit, npes, PERF_IMPL);
+        fflush(csv);
+    }
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void wait_flag(long v)
+{
+    shmem_long_wait_until(&flag[0], SHMEM_CMP_GE, v);
+}
+
+static void run_put_lat(size_t size)
+{
+    const char *tn = test_names[T_PUT_LAT];
+    int reps = MAX_REPS;
+    long iters = scale(opt_iters, size, 10), warm = scale(opt_warmup, size, 2);
+    double v[MAX_REPS];
+    int peer = 1 - me;
+    long last_rx = -1;
+
+    fill(sbuf, size, me);
+    shmem_barrier_all();
+    /* No barrier between repetitions: the ping-pong keeps the pair in step. */
+    for (int r = 0; r < reps && me < 2; r++) {
+        double t0 = 0;
+        for (long i = 0; i < warm + iters; i++) {
+            if (i == warm)
+                t0 = now_us();
+            if (me == 0) {
+                ++seq;
+                sbuf[size - 1] = (unsigned char)seq;
+                shmem_putmem(rbuf, sbuf, size, peer);
+                shmem_fence();
+                shmem_long_p(&flag[0], seq, peer);
+            }
+            ++seq;
+            wait_flag(seq);
+            if (rbuf[size - 1] != (unsigned char)seq)
+                die("last byte is %ld, expected %ld", tn, size, rbuf[size - 1],
+                    (unsigned char)seq);
+            last_rx = seq;
+            if (me == 1) {
+                ++seq;
+                sbuf[size - 1] = (unsigned char)seq;
+                shmem_putmem(rbuf, sbuf, size, peer);
+                shmem_fence();
+                shmem_long_p(&flag[0], seq, peer);
+            }
+        }
+        v[r] = (now_us() - t0) / (double)iters / 2.0;
+    }
+    shmem_quiet();
+    shmem_barrier_all();
+    if (me < 2)
+        check_all(tn, rbuf, size, peer, (unsigned char)last_rx);
+    if (me == 0)
+        emit(T_PUT_LAT, size, summarize(v, reps, iters), "us");
+}
+
+static void run_get_lat(size_t size)
+{
+    const char *tn = test_names[T_GET_LAT];
+    int reps = MAX_REPS;
+    long iters = scale(opt_iters, size, 10), warm = scale(opt_warmup, size, 2);
+    double v[MAX_REPS];
+    const unsigned char tag = (unsigned char)(0xA5 ^ (size & 0xff));
+
+    /* The remote source carries PE 1's pattern and a size-dependent last byte. */
+    fill(sbuf, size, me);
+    sbuf[size - 1] = tag;
+    shmem_barrier_all();
+    for (int r = 0; r < reps; r++) {
+        if (me == 0) {
+            double t0 = 0;
+            for (long i = 0; i < warm + iters; i++) {
+                if (i == warm)
+                    t0 = now_us();
+                rbuf[size - 1] = (unsigned char)~tag; /* a stale copy must not pass */
+                shmem_getmem(rbuf, sbuf, size, 1);
+                if (rbuf[size - 1] != tag)
+                    die("last byte is %ld, expected %ld", tn, size, rbuf[size - 1], tag);
+            }
+            v[r] = (now_us() - t0) / (double)iters;
+            check_all(tn, rbuf, size, 1, tag);
+        }
+        shmem_barrier_all();
+    }
+    if (me == 0)
+        emit(T_GET_LAT, size, summarize(v, reps, iters), "us");
+}
+
+static void run_p_lat(void)
+{
+    const char *tn = test_names[T_P_LAT];
+    int reps = MAX_REPS;
+    long iters = opt_iters, warm = opt_warmup;
+    double v[MAX_REPS];
+
+    flag[1] = -1;
+    shmem_barrier_all();
+    for (int r = 0; r < reps; r++) {
+        long last = (long)r * 1000003L + warm + iters - 1;
+        if (me == 0) {
+            double t0 = 0;
+            for (long i = 0; i < warm + iters; i++) {
+                if (i == warm)
+                    t0 = now_us();
+                shmem_long_p(&flag[1], (long)r * 1000003L + i, 1);
+                shmem_quiet();
+            }
+            v[r] = (now_us() - t0) / (double)iters;
+            long got = shmem_long_g(&flag[1], 1);
+            if (got != last)
+                die("long_g read back %ld, expected %ld", tn, sizeof(long), got, last);
+        }
+        shmem_barrier_all();
+        if (me == 1 && *(volatile long *)&flag[1] != last)
+            die("target holds %ld, expected %ld", tn, sizeof(long), flag[1], last);
+        shmem_barrier_all();
+    }
+    if (me == 0)
+        emit(T_P_LAT, sizeof(long), summarize(v, reps, iters), "us");
+}
+
+static void run_put_bw(size_t size)
+{
+    const char *tn = test_names[T_PUT_BW];
+    int reps = MAX_REPS;
+    long windows = scale(opt_iters, size, 4);
+    long cap = (long)(BW_BYTES_PER_REP / ((unsigned long long)BW_WINDOW * size));
+    if (windows > cap)
+        windows = cap < 4 ? 4 : cap;
+    long warm = scale(opt_warmup, size, 1);
+    if (warm > windows)
+        warm = windows;
+    double v[MAX_REPS];
+
+    fill(sbuf, size, me);
+    shmem_barrier_all();
+    for (int r = 0; r < reps; r++) {
+        /* Every timed put of a repetition carries the same last byte, so the
+         * target can check it whatever order the puts landed in. */
+        const unsigned char tag = (unsigned char)(r * 37 + 11 + (size & 0xff));
+        if (me == 0) {
+            double t0 = 0;
+            sbuf[size - 1] = (unsigned char)~tag;
+            for (long w = 0; w < warm + windows; w++) {
+                if (w == warm) {
+                    sbuf[size - 1] = tag;
+                    t0 = now_us();
+                }
+                for (int k = 0; k < BW_WINDOW; k++)
+                    shmem_putmem(rbuf, sbuf, size, 1);
+                shmem_quiet();
+            }
+            double dt = now_us() - t0;
+            v[r] = (double)size * BW_WINDOW * (double)windows / dt; /* bytes/us == MB/s */
+        }
+        shmem_barrier_all();
+        if (me == 1)
+            check_all(tn, rbuf, size, 0, tag);
+        shmem_barrier_all();
+    }
+    if (me == 0)
+        emit(T_PUT_BW, size, summarize(v, reps, windows), "MB/s");
+}
+
+static void run_amo_lat(void)
+{
+    const char *tn = test_names[T_AMO_LAT];
+    int reps = MAX_REPS;
+    long iters = opt_iters, warm = opt_warmup;
+    double v[MAX_REPS];
+    long expect = 0;
+
+    flag[2] = 0;
+    shmem_barrier_all();
+    for (int r = 0; r < reps; r++) {
+        if (me == 0) {
+            double t0 = 0;
+            for (long i = 0; i < warm + iters; i++) {
+                if (i == warm)
+                    t0 = now_us();
+                long old = PERF_FETCH_ADD(&flag[2], 1, 1);
+                if (old != expect)
+                    die("fetch_add returned %ld, expected %ld", tn, sizeof(long), old, expect);
+                expect++;
+            }
+            v[r] = (now_us() - t0) / (double)iters;
+        }
+        shmem_barrier_all();
+    }
+    if (me == 1) {
+        long want = (long)reps * (warm + iters);
+        if (*(volatile long *)&flag[2] != want)
+            die("counter holds %ld, expected %ld", tn, sizeof(long), flag[2], want);
+    }
+    if (me == 0)
+        emit(T_AMO_LAT, sizeof(long), summarize(v, reps, iters), "us");
+}
+
+static void run_amo_rate(void)
+{
+    const char *tn = test_names[T_AMO_RATE];
+    int reps = MAX_REPS;
+    long iters = opt_iters * 10, warm = opt_warmup;
+    double v[MAX_REPS];
+
+    flag[2] = 0;
+    shmem_barrier_all();
+    for (int r = 0; r < reps; r++) {
+        if (me == 0) {
+            for (long i = 0; i < warm; i++)
+                PERF_ADD(&flag[2], 1, 1);
+            shmem_quiet();
+            double t0 = now_us();
+            for (long i = 0; i < iters; i++)
+                PERF_ADD(&flag[2], 1, 1);
+            shmem_quiet();
+            v[r] = (double)iters / (now_us() - t0); /* ops/us == Mops/s */
+        }
+        shmem_barrier_all();
+        if (me == 1) {
+            long want = (long)(r + 1) * (warm + iters);
+            if (*(volatile long *)&flag[2] != want)
+                die("counter holds %ld, expected %ld", tn, sizeof(long), flag[2], want);
+        }
+        shmem_barrier_all();
+    }
+    if (me == 0)
+        emit(T_AMO_RATE, sizeof(long), summarize(v, reps, iters), "Mops/s");
+}
+
+static void run_barrier_lat(void)
+{
+    int reps = MAX_REPS;
+    long iters = opt_iters, warm = opt_warmup;
+    double v[MAX_REPS];
+
+    shmem_barrier_all();
+    for (int r = 0; r < reps; r++) {
+        for (long i = 0; i < warm; i++)
+            shmem_barrier_all();
+        double t0 = now_us();
+        for (long i = 0; i < iters; i++)
+            shmem_barrier_all();
+        double mine = (now_us() - t0) / (double)iters;
+        /* Collect every PE's mean on PE 0 and keep the slowest. */
+        shmem_putmem(&gather[me], &mine, sizeof(double), 0);
+        shmem_barrier_all();
+        if (me == 0) {
+            double worst = 0;
+            for (int p = 0; p < npes; p++)
+                if (gather[p] > worst)
+                    worst = gather[p];
+            v[r] = worst;
+        }
+        shmem_barrier_all();
+    }
+    if (me == 0)
+        emit(T_BARRIER_LAT, 0, summarize(v, reps, iters), "us");
+}
+
+/* ------------------------------------------------------------ driver */
+
+static void usage(const char *argv0)
+{
+    fprintf(stderr,
+            "usage: %s [-t TEST[,TEST...]] [-m MIN] [-M MAX] [-i ITERS] [-w WARMUP] [-c FILE] [-q]\n"
+            "  tests: put_lat get_lat p_lat put_bw amo_lat amo_rate barrier_lat (or all)\n"
+            "  -m/-M  message sizes in bytes for put_lat/get_lat/put_bw (default 8 .. 4194304),\n"
+            "         suffixes k/K and m/M multiply by 1024 / 1048576\n"
+            "  -i     iterations per repetition (default 1000; scaled down above 64 KiB)\n"
+            "  -w     warm-up iterations (default 100; scaled the same way)\n"
+            "  -c     write CSV: test,size_bytes,value,unit,npes,impl\n"
+            "  -q     no progress lines on stderr\n"
+            "  impl label: %s\n",
+            argv0, PERF_IMPL);
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    if (*end == 'k' || *end == 'K')
+        v <<= 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        v <<= 20, end++;
+    if (*end || v == 0)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static char bad_test[64];
+
+static int parse_tests(const char *arg, int *sel)
+{
+    char buf[512];
+    if (strlen(arg) >= sizeof buf)
+        return -1;
+    strcpy(buf, arg);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        if (!strcmp(tok, "all")) {
+            for (int t = 0; t < T_COUNT; t++)
+                sel[t] = 1;
+            continue;
+        }
+        for (int t = 0; t < T_COUNT; t++)
+            if (!strcmp(tok, test_names[t]))
+                sel[t] = 1, found = 1;
+        if (!found) {
+            snprintf(bad_test, sizeof bad_test, "%s", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int sel[T_COUNT] = {0}, any = 0, bad = 0;
+
+    /* Every PE parses the same arguments; errors are reported by PE 0 after
+     * shmem_init so that the message appears once. */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-q")) {
+            quiet_mode = 1;
+            continue;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            bad = 2;
+            break;
+        }
+        if (a[0] != '-' || !a[1] || a[2] || !val) {
+            bad = 1;
+            break;
+        }
+        i++;
+        switch (a[1]) {
+        case 't': bad = parse_tests(val, sel) ? 1 : 0; break;
+        case 'm': bad = parse_size(val, &min_size) ? 1 : 0; break;
+        case 'M': bad = parse_size(val, &max_size) ? 1 : 0; break;
+        case 'i': opt_iters = strtol(val, NULL, 10); bad = opt_iters < 1; break;
+        case 'w': opt_warmup = strtol(val, NULL, 10); bad = opt_warmup < 0; break;
+        case 'c': csv_path = val; break;
+        default: bad = 1;
+        }
+        if (bad)
+            break;
+    }
+    if (!bad && min_size > max_size)
+        bad = 1;
+    for (int t = 0; t < T_COUNT; t++)
+        any |= sel[t];
+    if (!any)
+        for (int t = 0; t < T_COUNT; t++)
+            sel[t] = 1;
+
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+
+    if (bad) {
+        if (me == 0 && bad_test[0])
+            fprintf(stderr, "unknown test '%s'\n", bad_test);
+        if (me == 0)
+            usage(argv[0]);
+        shmem_finalize();
+        return bad == 2 ? 0 : 2;
+    }
+
+    sbuf = shmem_malloc(max_size);
+    rbuf = shmem_malloc(max_size);
+    flag = shmem_malloc(4 * sizeof(long));
+    gather = shmem_malloc((size_t)npes * sizeof(double));
+    if (!sbuf || !rbuf || !flag || !gather) {
+        fprintf(stderr, "shmem_perf[%s] PE %d: shmem_malloc of 2 x %zu bytes failed\n", PERF_IMPL,
+                me, max_size);
+        fflush(stderr);
+        _Exit(4);
+    }
+    memset(rbuf, 0, max_size);
+    memset(flag, 0, 4 * sizeof(long));
+
+    if (me == 0 && csv_path) {
+        csv = fopen(csv_path, "w");
+        if (!csv)
+            fprintf(stderr, "shmem_perf: cannot write %s: %s\n", csv_path, strerror(errno));
+        else
+            fprintf(csv, "test,size_bytes,value,unit,npes,impl\n");
+    }
+    if (me == 0) {
+        printf("# shmem_perf impl=%s npes=%d sizes=%zu..%zu iters=%ld warmup=%ld\n", PERF_IMPL,
+               npes, min_size, max_size, opt_iters, opt_warmup);
+        fflush(stdout);
+    }
+    shmem_barrier_all();
+
+    for (int t = 0; t < T_COUNT; t++) {
+        if (!sel[t])
+            continue;
+        if (t != T_BARRIER_LAT && npes < 2) {
+            if (me == 0)
+                fprintf(stderr, "[%s] %s skipped: needs at least 2 PEs\n", PERF_IMPL,
+                        test_names[t]);
+            continue;
+        }
+        double t0 = now_us();
+        progress("%s ...", test_names[t], 0);
+        table_header(t);
+        /* PEs other than 0 and 1 take part in the barriers only. */
+        switch (t) {
+        case T_PUT_LAT:
+        case T_GET_LAT:
+        case T_PUT_BW:
+            for (size_t s = min_size; s <= max_size; s *= 2) {
+                if (t == T_PUT_LAT)
+                    run_put_lat(s);
+                else if (t == T_GET_LAT)
+                    run_get_lat(s);
+                else
+                    run_put_bw(s);
+                if (s > max_size / 2)
+                    break;
+            }
+            break;
+        case T_P_LAT: run_p_lat(); break;
+        case T_AMO_LAT: run_amo_lat(); break;
+        case T_AMO_RATE: run_amo_rate(); break;
+        case T_BARRIER_LAT: run_barrier_lat(); break;
+        }
+        shmem_barrier_all();
+        progress("%s done in %.1f s", test_names[t], (now_us() - t0) * 1e-6);
+    }
+
+    if (csv)
+        fclose(csv);
+    shmem_barrier_all();
+    shmem_free(gather);
+    shmem_free(flag);
+    shmem_free(rbuf);
+    shmem_free(sbuf);
+    shmem_finalize();
+    return 0;
+}
