@@ -34,7 +34,8 @@ void sync_minmax(const char* call, const uint64_t v[2], uint64_t vmin[2], uint64
         Transport* t = s.route[to];
         check_status(t->put(to, off + offsetof(SyncSlot, vmin), &out.vmin, 4 * sizeof(uint64_t), false), call, to);
         check_status(t->fence(), call, to);
-        check_status(t->amo(to, off + offsetof(SyncSlot, seq), AmoOp::set, 8, epoch, 0, nullptr), call, to);
+        // The flag is an aligned 8-byte put, not an atomic: no round trip waits on the target.
+        check_status(t->put(to, off + offsetof(SyncSlot, seq), &epoch, sizeof epoch, false), call, to);
 
         SyncSlot* in = reinterpret_cast<SyncSlot*>(s.base + off);
         rt::Waiter w(call, "PE %lld to arrive (barrier round %lld, epoch %lld)", from, round,

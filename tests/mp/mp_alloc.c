@@ -26,6 +26,7 @@ int main(void) {
         offs[n++] = (char *)live[k] - base;
         memset(live[k], me, sz); /* the whole block is usable */
     }
+    shmem_barrier_all(); /* PE 0 has recorded its last offset */
     /* compare every offset with PE 0's */
     long *ref = malloc(sizeof(long) * 512);
     shmem_long_get(ref, offs, 512, 0);

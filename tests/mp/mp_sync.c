@@ -27,7 +27,7 @@ int main(void) {
         if (me % 2 == 0) {
             shmem_long_p(ping, r, peer);
             if (peer == me) continue;
-            shmem_long_wait_until(ping, SHMEM_CMP_GE, -r); /* peer answers with -r */
+            shmem_long_wait_until(ping, SHMEM_CMP_EQ, -r); /* peer answers with -r */
             CHECK(*ping == -r, "round %ld got %ld", r, *ping);
         } else {
             shmem_long_wait_until(ping, SHMEM_CMP_EQ, r);

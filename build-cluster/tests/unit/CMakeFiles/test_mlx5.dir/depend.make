@@ -1,0 +1,2 @@
+# Empty dependencies file for test_mlx5.
+# This may be replaced when dependencies are built.
