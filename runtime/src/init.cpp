@@ -185,7 +185,10 @@ void finalize() {
     State& s = state();
     if (!s.initialized) return;
     barrier_all();
-    // Everyone has quieted and passed the barrier: no operation is in flight towards anyone.
+    // The barrier's own flags may still be in flight: complete them while every PE keeps
+    // serving its peers, then nothing is in flight towards anyone and transports can close.
+    quiet();
+    check_status(s.boot->barrier([] { progress(); }), "shmem_finalize", s.pe);
     for (Transport* t : s.transports) t->close();
     check_status(s.boot->barrier(nullptr), "shmem_finalize", s.pe);
 #if KISHMEM_HAVE_UCX

@@ -1,2 +1,0 @@
-# Empty dependencies file for 01_ring.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for kishmem.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for mp_bad.
-# This may be replaced when dependencies are built.

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-cluster/tests/unit/test_allocator[1]_tests.cmake")
-  include("/work/main/build-cluster/tests/unit/test_allocator[1]_tests.cmake")
-else()
-  add_test(test_allocator_NOT_BUILT test_allocator_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-cluster/tests/unit/test_env[1]_tests.cmake")
-  include("/work/main/build-cluster/tests/unit/test_env[1]_tests.cmake")
-else()
-  add_test(test_env_NOT_BUILT test_env_NOT_BUILT)
-endif()

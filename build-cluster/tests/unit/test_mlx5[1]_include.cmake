@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-cluster/tests/unit/test_mlx5[1]_tests.cmake")
-  include("/work/main/build-cluster/tests/unit/test_mlx5[1]_tests.cmake")
-else()
-  add_test(test_mlx5_NOT_BUILT test_mlx5_NOT_BUILT)
-endif()
