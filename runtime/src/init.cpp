@@ -22,6 +22,9 @@ void check_status(Status s, const char* call, int pe) {
     if (s != Status::ok) fatal(call, "operation on PE %d failed (%s)", pe, status_name(s));
 }
 
+void teams_init();
+void teams_fini();
+
 namespace {
 
 void abort_job(int status, const char* message) {
@@ -150,7 +153,10 @@ int init(int requested) {
 #if KISHMEM_HAVE_UCX
         s.ucx = std::make_unique<UcxTransport>();
         Blob ucx_blob;
-        check_status(s.ucx->open(s.thread_level == 3, s.base, s.size, &ucx_blob), "shmem_init", s.pe);
+        long nchan = env::ucx_channels();
+        if (nchan < 1 || nchan > 64) fatal("shmem_init", "KISHMEM_UCX_CHANNELS=%ld: expected 1 to 64", nchan);
+        check_status(s.ucx->open(s.thread_level == 3, static_cast<int>(nchan), s.base, s.size, &ucx_blob), "shmem_init",
+                     s.pe);
         std::vector<Blob> ucx_all;
         check_status(s.boot->allgather(ucx_blob, &ucx_all, nullptr), "shmem_init", s.pe);
         std::vector<bool> want(s.npes, false);
@@ -171,8 +177,12 @@ int init(int requested) {
     else if (env::parse_bool(y.c_str(), &yy)) s.yield = yy;
     else fatal("shmem_init", "KISHMEM_YIELD='%s': expected auto, 1 or 0", y.c_str());
 
+    s.nchan = 1 << 30;
+    for (Transport* t : s.transports) s.nchan = std::min(s.nchan, t->channels());
+    s.nchan = std::min(s.nchan, 64);
     s.alloc = std::make_unique<HeapAllocator>(kReserved, s.size);
-    std::memset(s.base, 0, kSyncBytes);
+    std::memset(s.base, 0, kReserved);
+    teams_init();
     s.initialized = true;
     // Nobody may write into a peer's sync slots before that peer zeroed them.
     check_status(s.boot->barrier([] { progress(); }), "shmem_init", s.pe);
@@ -187,7 +197,7 @@ void finalize() {
     barrier_all();
     // The barrier's own flags may still be in flight: complete them while every PE keeps
     // serving its peers, then nothing is in flight towards anyone and transports can close.
-    quiet();
+    quiet_all();
     check_status(s.boot->barrier([] { progress(); }), "shmem_finalize", s.pe);
     for (Transport* t : s.transports) t->close();
     check_status(s.boot->barrier(nullptr), "shmem_finalize", s.pe);
@@ -200,6 +210,7 @@ void finalize() {
     s.peer_segments.clear();
     s.alloc.reset();
     s.boot->finalize();
+    teams_fini();
     s.initialized = false;
     s.finalized = true;
 }

@@ -1,4 +1,6 @@
-// RMA, atomics and ordering: one lookup in the route table, then the transport.
+// RMA, atomics, signals and ordering: one lookup in the route table, then the transport.
+#include <cstring>
+
 #include "state.h"
 
 namespace kishmem::rt {
@@ -14,28 +16,69 @@ void* ptr(const void* sym, int pe) {
 
 static inline std::size_t offset_of(const void* sym) { return static_cast<const char*>(sym) - state().base; }
 
-void put(void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
+void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
     if (bytes == 0) return;
-    check_status(state().route[pe]->put(pe, offset_of(dst), src, bytes, nbi), "put", pe);
+    check_status(state().route[pe]->put(chan, pe, offset_of(dst), src, bytes, nbi), "put", pe);
 }
 
-void get(void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
+void get(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
     if (bytes == 0) return;
-    check_status(state().route[pe]->get(pe, offset_of(src), dst, bytes, nbi), "get", pe);
+    check_status(state().route[pe]->get(chan, pe, offset_of(src), dst, bytes, nbi), "get", pe);
 }
 
-uint64_t amo(AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe) {
+void iput(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t bsize,
+          std::size_t nblocks, std::size_t elem, int pe) {
+    Transport* t = state().route[pe];
+    const std::size_t block = bsize * elem;
+    for (std::size_t i = 0; i < nblocks; ++i) {
+        const char* s = static_cast<const char*>(src) + static_cast<std::ptrdiff_t>(i) * src_stride * static_cast<std::ptrdiff_t>(elem);
+        char* d = static_cast<char*>(dst) + static_cast<std::ptrdiff_t>(i) * dst_stride * static_cast<std::ptrdiff_t>(elem);
+        check_status(t->put(chan, pe, offset_of(d), s, block, false), "iput", pe);
+    }
+}
+
+void iget(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t bsize,
+          std::size_t nblocks, std::size_t elem, int pe) {
+    Transport* t = state().route[pe];
+    const std::size_t block = bsize * elem;
+    for (std::size_t i = 0; i < nblocks; ++i) {
+        const char* s = static_cast<const char*>(src) + static_cast<std::ptrdiff_t>(i) * src_stride * static_cast<std::ptrdiff_t>(elem);
+        char* d = static_cast<char*>(dst) + static_cast<std::ptrdiff_t>(i) * dst_stride * static_cast<std::ptrdiff_t>(elem);
+        check_status(t->get(chan, pe, offset_of(s), d, block, true), "iget", pe);
+    }
+    check_status(t->quiet(chan), "iget", pe);
+}
+
+uint64_t amo(int chan, AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe) {
     uint64_t fetched = 0;
-    check_status(state().route[pe]->amo(pe, offset_of(target), op, width, operand, compare, &fetched), "atomic", pe);
+    check_status(state().route[pe]->amo(chan, pe, offset_of(target), op, width, operand, compare, &fetched), "atomic", pe);
     return fetched;
 }
 
-void fence() {
-    for (Transport* t : state().transports) check_status(t->fence(), "shmem_fence", state().pe);
+void put_signal(int chan, void* dst, const void* src, std::size_t bytes, uint64_t* sig, uint64_t value, int sig_op,
+                int pe, bool nbi) {
+    Transport* t = state().route[pe];
+    if (bytes) check_status(t->put(chan, pe, offset_of(dst), src, bytes, nbi), "put_signal", pe);
+    // The signal is delivered after the data: ordered on this channel, as fence orders puts.
+    check_status(t->fence(chan), "put_signal", pe);
+    if (sig_op == 0)
+        check_status(t->amo(chan, pe, offset_of(sig), AmoOp::set, 8, value, 0, nullptr), "put_signal", pe);
+    else
+        check_status(t->amo(chan, pe, offset_of(sig), AmoOp::add, 8, value, 0, nullptr), "put_signal", pe);
 }
 
-void quiet() {
-    for (Transport* t : state().transports) check_status(t->quiet(), "shmem_quiet", state().pe);
+void fence(int chan) {
+    for (Transport* t : state().transports) check_status(t->fence(chan), "shmem_fence", state().pe);
+}
+
+void quiet(int chan) {
+    for (Transport* t : state().transports) check_status(t->quiet(chan), "shmem_quiet", state().pe);
+}
+
+void quiet_all() {
+    State& s = state();
+    for (Transport* t : s.transports)
+        for (int c = 0; c < s.nchan; ++c) check_status(t->quiet(c), "shmem_quiet", s.pe);
 }
 
 }  // namespace kishmem::rt

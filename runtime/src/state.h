@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "kishmem/team.h"
 #include "heap/allocator.h"
 #include "heap/segment.h"
 #include "transport/shm/shm.h"
@@ -17,24 +18,33 @@
 namespace kishmem {
 
 // Symmetric heap map, as offsets from each PE's heap base (the same on every PE):
-//   [0, kSyncBytes)          sync slots: 2 parities x kMaxRounds rounds x kSlotBytes
-//                            (= 2 x 64 x 64 B = 8 KiB) for the dissemination barrier / min-max
-//   [kSyncBytes, kReserved)  reserved for the runtime (locks, team pSync) - currently unused
-//   [kReserved, heap_size)   user allocations (HeapAllocator), kAllocAlign-aligned
-constexpr std::size_t kMaxRounds = 64;
+//   [0, kReserved)          kMaxTeams team regions of kTeamRegion bytes; team t's region at
+//                           t * kTeamRegion holds
+//                             [0, kSyncBytes)        dissemination slots: 2 parities x kMaxRounds
+//                                                    rounds x kSlotBytes (2 x 32 x 64 B = 4 KiB)
+//                             [kSyncBytes, +kScratchBytes) collective scratch (e.g. collect sizes)
+//   [kReserved, heap_size)  user allocations (HeapAllocator), kAllocAlign-aligned
+constexpr std::size_t kMaxRounds = 32;
 constexpr std::size_t kSlotBytes = 64;
 constexpr std::size_t kSyncBytes = 2 * kMaxRounds * kSlotBytes;
-constexpr std::size_t kReserved = 64 * 1024;
+constexpr std::size_t kScratchBytes = 12 * 1024;
+constexpr std::size_t kTeamRegion = kSyncBytes + kScratchBytes;
+constexpr int kMaxTeams = 64;
+constexpr std::size_t kReserved = kMaxTeams * kTeamRegion;
 constexpr std::size_t kAllocAlign = 64;
+constexpr int kTeamSlotWorld = 0;
+constexpr int kTeamSlotShared = 1;
+constexpr int kTeamSlotActiveSets = kMaxTeams - 1;  // scratch of the deprecated active-set routines
 
-// One dissemination slot: the sender writes vmin/vmax, then (ordered after) seq = epoch.
+// One dissemination slot: the sender writes w[], then (ordered after) seq = epoch.
 struct SyncSlot {
     uint64_t seq;
-    uint64_t vmin[2];
-    uint64_t vmax[2];
+    uint64_t w[4];
     uint64_t pad[3];
 };
 static_assert(sizeof(SyncSlot) == kSlotBytes, "sync slot layout");
+
+enum class ReduceOp : uint8_t { min, max, bit_or, bit_and };
 
 struct State {
     std::unique_ptr<Bootstrap> boot;
@@ -56,7 +66,9 @@ struct State {
     std::vector<Transport*> transports;  // each transport in use once (quiet, fence, progress)
     bool needs_progress = false;
 
-    uint64_t sync_epoch = 0;
+    uint64_t team_slots_used = 0;  // bit t: team region t belongs to a live team of this PE
+    std::vector<int> chan_refs;    // live contexts on channel c (channel 0: the default context)
+    int nchan = 1;
     bool yield = false;
     double hang_warn = 0;
     double hang_abort = 0;
@@ -66,9 +78,15 @@ struct State {
 
 State& state();
 
-// Collective: every PE contributes v[2]; each gets the element-wise min and max over all PEs.
-// A barrier as a side effect (nobody returns before everyone entered).
-void sync_minmax(const char* call, const uint64_t v[2], uint64_t vmin[2], uint64_t vmax[2]);
+// Collective over `team`: every member contributes w[4]; each gets w[k] combined with ops[k]
+// over all members.  Nobody returns before every member entered (a barrier).
+void team_allreduce(kishmem_team* team, const char* call, uint64_t w[4], const ReduceOp ops[4]);
+
+// The same with a min/max pair: lo = element-wise min, hi = max of v[2] over the team.
+void team_minmax(kishmem_team* team, const char* call, const uint64_t v[2], uint64_t lo[2], uint64_t hi[2]);
+
+// Start of `team`'s runtime region in this PE's heap, and as an offset.
+inline std::size_t team_region_offset(const kishmem_team* t) { return static_cast<std::size_t>(t->slot) * kTeamRegion; }
 
 // Maps a status from a transport to a fatal error naming the call.
 void check_status(Status s, const char* call, int pe);

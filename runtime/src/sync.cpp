@@ -18,34 +18,49 @@ double now_s() {
 }
 }  // namespace
 
-void sync_minmax(const char* call, const uint64_t v[2], uint64_t vmin[2], uint64_t vmax[2]) {
+namespace {
+inline uint64_t combine(ReduceOp op, uint64_t a, uint64_t b) {
+    switch (op) {
+        case ReduceOp::min: return a < b ? a : b;
+        case ReduceOp::max: return a > b ? a : b;
+        case ReduceOp::bit_or: return a | b;
+        case ReduceOp::bit_and: return a & b;
+    }
+    return a;
+}
+}  // namespace
+
+// Dissemination: ceil(log2 n) rounds; in round r team PE i sends to team PE i + 2^r.  Each op is
+// idempotent, so values that reach a PE twice along different paths do no harm.
+void team_allreduce(kishmem_team* team, const char* call, uint64_t w[4], const ReduceOp ops[4]) {
     State& s = state();
-    vmin[0] = vmax[0] = v[0];
-    vmin[1] = vmax[1] = v[1];
-    const uint64_t epoch = ++s.sync_epoch;
-    const std::size_t parity = epoch & 1;
+    const int n = team->size(), me = team->my_index;
+    const uint64_t epoch = ++team->epoch;
+    const std::size_t base = team_region_offset(team) + (epoch & 1) * kMaxRounds * kSlotBytes;
     int round = 0;
-    for (int dist = 1; dist < s.npes; dist <<= 1, ++round) {
-        const int to = (s.pe + dist) % s.npes;
-        const int from = (s.pe - dist + s.npes) % s.npes;
-        const std::size_t off = (parity * kMaxRounds + round) * kSlotBytes;
-        SyncSlot out{};
-        out.vmin[0] = vmin[0], out.vmin[1] = vmin[1], out.vmax[0] = vmax[0], out.vmax[1] = vmax[1];
+    for (int dist = 1; dist < n; dist <<= 1, ++round) {
+        const int to = team->members[(me + dist) % n];
+        const int from = team->members[(me - dist + n) % n];
+        const std::size_t off = base + round * kSlotBytes;
         Transport* t = s.route[to];
-        check_status(t->put(to, off + offsetof(SyncSlot, vmin), &out.vmin, 4 * sizeof(uint64_t), false), call, to);
-        check_status(t->fence(), call, to);
+        check_status(t->put(0, to, off + offsetof(SyncSlot, w), w, 4 * sizeof(uint64_t), false), call, to);
+        check_status(t->fence(0), call, to);
         // The flag is an aligned 8-byte put, not an atomic: no round trip waits on the target.
-        check_status(t->put(to, off + offsetof(SyncSlot, seq), &epoch, sizeof epoch, false), call, to);
+        check_status(t->put(0, to, off + offsetof(SyncSlot, seq), &epoch, sizeof epoch, false), call, to);
 
         SyncSlot* in = reinterpret_cast<SyncSlot*>(s.base + off);
-        rt::Waiter w(call, "PE %lld to arrive (barrier round %lld, epoch %lld)", from, round,
-                     static_cast<long long>(epoch));
-        while (__atomic_load_n(&in->seq, __ATOMIC_ACQUIRE) < epoch) w.spin();
-        for (int k = 0; k < 2; ++k) {
-            vmin[k] = in->vmin[k] < vmin[k] ? in->vmin[k] : vmin[k];
-            vmax[k] = in->vmax[k] > vmax[k] ? in->vmax[k] : vmax[k];
-        }
+        rt::Waiter wt(call, "PE %lld to arrive (barrier round %lld, epoch %lld)", from, round,
+                      static_cast<long long>(epoch));
+        while (__atomic_load_n(&in->seq, __ATOMIC_ACQUIRE) < epoch) wt.spin();
+        for (int k = 0; k < 4; ++k) w[k] = combine(ops[k], w[k], in->w[k]);
     }
+}
+
+void team_minmax(kishmem_team* team, const char* call, const uint64_t v[2], uint64_t lo[2], uint64_t hi[2]) {
+    static const ReduceOp ops[4] = {ReduceOp::min, ReduceOp::min, ReduceOp::max, ReduceOp::max};
+    uint64_t w[4] = {v[0], v[1], v[0], v[1]};
+    team_allreduce(team, call, w, ops);
+    lo[0] = w[0], lo[1] = w[1], hi[0] = w[2], hi[1] = w[3];
 }
 
 }  // namespace kishmem
@@ -58,15 +73,17 @@ void progress() {
         for (Transport* t : s.transports) t->progress();
 }
 
-void sync_all() {
-    uint64_t v[2] = {0, 0}, lo[2], hi[2];
-    sync_minmax("shmem_sync_all", v, lo, hi);
-}
+void sync_all() { team_sync(team_world(), "shmem_sync_all"); }
 
 void barrier_all() {
-    quiet();
-    uint64_t v[2] = {0, 0}, lo[2], hi[2];
-    sync_minmax("shmem_barrier_all", v, lo, hi);
+    quiet_all();
+    team_sync(team_world(), "shmem_barrier_all");
+}
+
+void team_sync(kishmem_team* t, const char* call) {
+    static const ReduceOp ops[4] = {ReduceOp::min, ReduceOp::min, ReduceOp::min, ReduceOp::min};
+    uint64_t w[4] = {0, 0, 0, 0};
+    team_allreduce(t, call, w, ops);
 }
 
 void Waiter::spin() {

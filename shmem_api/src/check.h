@@ -1,34 +1,85 @@
-// Argument checks of the C API: cheap, on by default, off with KISHMEM_CHECK=0.  Each failure is
-// one message naming the call, this PE and the bad value, then the job ends.
+// Argument checks of the C API: cheap, on by default, off with KISHMEM_CHECK=0 (the checks of
+// handles stay on).  Each failure is one message naming the call, this PE and the bad value,
+// then the job ends.  Also: resolving a context and a context-relative PE to a channel and a
+// world PE, and the macro that defines a routine with and without a context.
 #pragma once
 #include <cstddef>
 
 #include "kishmem/runtime.h"
+#include "kishmem/team.h"
+#include "shmem.h"
 
 namespace kishmem::api {
 
 extern bool g_check;  // KISHMEM_CHECK, read at init
 
 [[noreturn]] void fail_not_initialized(const char* call);
-[[noreturn]] void fail_pe(const char* call, int pe);
+[[noreturn]] void fail_pe(const char* call, int pe, int npes);
 [[noreturn]] void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes);
+[[noreturn]] void fail_ctx(const char* call, const void* ctx);
+[[noreturn]] void fail_team(const char* call, const void* team);
+[[noreturn]] void fail_arg(const char* call, const char* what, long long value);
 
 inline void check_init(const char* call) {
     if (__builtin_expect(!rt::initialized(), 0)) fail_not_initialized(call);
 }
 
-// A call that names a PE and a symmetric address of `bytes` bytes.
-inline void check_pe_sym(const char* call, int pe, const char* what, const void* sym, std::size_t bytes) {
-    check_init(call);
-    if (!g_check) return;
-    if (__builtin_expect(pe < 0 || pe >= rt::n_pes(), 0)) fail_pe(call, pe);
-    if (__builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
-}
-
-// A local symmetric address (wait_until's ivar).
 inline void check_sym(const char* call, const char* what, const void* sym, std::size_t bytes) {
     check_init(call);
     if (g_check && __builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
 }
 
+inline kishmem_team* team_of(const char* call, shmem_team_t team) {
+    check_init(call);
+    if (__builtin_expect(!rt::team_valid(team), 0)) fail_team(call, team);
+    return team;
+}
+
+// Where an operation on `ctx` towards `pe` (relative to the context's team) goes.
+struct Target {
+    int chan;
+    int pe;  // world PE
+};
+
+inline Target target(const char* call, shmem_ctx_t ctx, int pe) {
+    check_init(call);
+    if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1)) {
+        if (g_check && __builtin_expect(pe < 0 || pe >= rt::n_pes(), 0)) fail_pe(call, pe, rt::n_pes());
+        return {0, pe};
+    }
+    if (__builtin_expect(!rt::ctx_valid(ctx), 0)) fail_ctx(call, ctx);
+    const kishmem_team* t = ctx->team;
+    if (__builtin_expect(pe < 0 || pe >= t->size(), 0)) fail_pe(call, pe, t->size());
+    return {ctx->chan, t->members[pe]};
+}
+
+// A call that names a PE and a symmetric address of `bytes` bytes.
+inline Target target_sym(const char* call, shmem_ctx_t ctx, int pe, const char* what, const void* sym,
+                         std::size_t bytes) {
+    Target t = target(call, ctx, pe);
+    if (g_check && __builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+    return t;
+}
+
+inline int chan_of(const char* call, shmem_ctx_t ctx) {
+    check_init(call);
+    if (ctx == SHMEM_CTX_DEFAULT) return 0;
+    if (!rt::ctx_valid(ctx)) fail_ctx(call, ctx);
+    return ctx->chan;
+}
+
 }  // namespace kishmem::api
+
+// Defines shmem_NAME(PARAMS) and shmem_ctx_NAME(shmem_ctx_t, PARAMS) with one body, in which
+// `call_` is the routine's name (for messages) and `ctx_` the context.  BODY is parenthesised.
+#define K_STRIP(...) __VA_ARGS__
+#define K_BOTH(RET, NAME, BODY, ...)                                                              \
+    RET shmem_##NAME(__VA_ARGS__) {                                                               \
+        const char* call_ = "shmem_" #NAME;                                                       \
+        shmem_ctx_t ctx_ = SHMEM_CTX_DEFAULT;                                                     \
+        K_STRIP BODY;                                                                             \
+    }                                                                                             \
+    RET shmem_ctx_##NAME(shmem_ctx_t ctx_, __VA_ARGS__) {                                         \
+        const char* call_ = "shmem_ctx_" #NAME;                                                   \
+        K_STRIP BODY;                                                                             \
+    }

@@ -95,8 +95,8 @@ void shmem_info_get_name(char* name) {
 
 namespace kishmem::api {
 
-void fail_pe(const char* call, int pe) {
-    fatal(call, "PE %d is out of range: this job has PEs 0..%d", pe, rt::n_pes() - 1);
+void fail_pe(const char* call, int pe, int npes) {
+    fatal(call, "PE %d is out of range: %s has PEs 0..%d", pe, npes == rt::n_pes() ? "this job" : "the team", npes - 1);
 }
 
 void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes) {
@@ -104,5 +104,15 @@ void fail_sym(const char* call, const char* what, const void* p, std::size_t byt
     fatal(call, "%s %p (%zu bytes) is not within the symmetric heap [%p, %p)", what, p, bytes,
           static_cast<const void*>(b), static_cast<const void*>(b + rt::heap_size()));
 }
+
+void fail_ctx(const char* call, const void* ctx) {
+    fatal(call, "context %p is not a valid context (SHMEM_CTX_INVALID, destroyed, or never created)", ctx);
+}
+
+void fail_team(const char* call, const void* team) {
+    fatal(call, "team %p is not a valid team (SHMEM_TEAM_INVALID, destroyed, or never created)", team);
+}
+
+void fail_arg(const char* call, const char* what, long long value) { fatal(call, "%s %lld is invalid", what, value); }
 
 }  // namespace kishmem::api

@@ -1,7 +1,8 @@
-// Ordering, barriers and point-to-point synchronization.
+// Ordering, barriers, point-to-point synchronization, signals and locks.
+#include <cstdint>
+
 #include "check.h"
 #include "kishmem/log.h"
-#include "shmem.h"
 
 namespace kishmem::api {
 
@@ -18,31 +19,90 @@ inline bool compare(T v, int cmp, T ref) {
     return false;
 }
 
-[[noreturn]] void fail_cmp(const char* call, int cmp) {
-    kishmem::fatal(call, "comparison operator %d is not one of SHMEM_CMP_EQ/NE/GT/GE/LT/LE", cmp);
+template <class T>
+inline T load(const T* p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
 inline void check_cmp(const char* call, int cmp) {
-    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) fail_cmp(call, cmp);
+    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
+        fatal(call, "comparison operator %d is not one of SHMEM_CMP_EQ/NE/GT/GE/LT/LE", cmp);
+}
+
+// The arrays forms: element i takes part unless status[i] is nonzero; `ref` is one value or,
+// for the _vector forms, one per element.
+template <class T>
+struct Cond {
+    const T* ivars;
+    std::size_t n;
+    const int* status;
+    int cmp;
+    const T* refs;  // nullptr: every element compares with `ref`
+    T ref;
+    bool active(std::size_t i) const { return !status || !status[i]; }
+    bool met(std::size_t i) const { return compare(load(ivars + i), cmp, refs ? refs[i] : ref); }
+};
+
+template <class T>
+inline Cond<T> cond(const char* call, T* ivars, std::size_t n, const int* status, int cmp, const T* refs, T ref) {
+    if (n) check_sym(call, "ivars", ivars, n * sizeof(T));
+    else check_init(call);
+    check_cmp(call, cmp);
+    return Cond<T>{ivars, n, status, cmp, refs, ref};
+}
+
+template <class T>
+inline std::size_t count_active(const Cond<T>& c) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < c.n; ++i) k += c.active(i);
+    return k;
+}
+
+// test_all: 1 when every active element meets the condition (also when none is active).
+template <class T>
+inline int test_all(const Cond<T>& c) {
+    for (std::size_t i = 0; i < c.n; ++i)
+        if (c.active(i) && !c.met(i)) return 0;
+    return 1;
+}
+
+// test_any: an index of an active element that meets it, SIZE_MAX when none does.
+template <class T>
+inline std::size_t test_any(const Cond<T>& c) {
+    for (std::size_t i = 0; i < c.n; ++i)
+        if (c.active(i) && c.met(i)) return i;
+    return SIZE_MAX;
+}
+
+// test_some: how many active elements meet it; their indices go to `idx`.
+template <class T>
+inline std::size_t test_some(const Cond<T>& c, std::size_t* idx) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < c.n; ++i)
+        if (c.active(i) && c.met(i)) idx[k++] = i;
+    return k;
+}
+
+template <class Pred>
+inline void wait_for(const char* call, const void* where, Pred done) {
+    if (done()) return;
+    rt::Waiter w(call, "the value(s) at %#llx to satisfy the comparison",
+                 static_cast<long long>(reinterpret_cast<uintptr_t>(where)));
+    do w.spin();
+    while (!done());
 }
 
 template <class T>
 inline void wait_until(const char* call, T* ivar, int cmp, T ref) {
-    check_sym(call, "ivar", ivar, sizeof(T));
-    check_cmp(call, cmp);
-    if (compare(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, ref)) return;
-    rt::Waiter w(call, "the value at %#llx to satisfy comparison %lld against %lld",
-                 static_cast<long long>(reinterpret_cast<uintptr_t>(ivar)), cmp, static_cast<long long>(ref));
-    do w.spin();
-    while (!compare(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, ref));
+    auto c = cond<T>(call, ivar, 1, nullptr, cmp, nullptr, ref);
+    wait_for(call, ivar, [&] { return c.met(0); });
 }
 
 template <class T>
 inline int test(const char* call, T* ivar, int cmp, T ref) {
-    check_sym(call, "ivar", ivar, sizeof(T));
-    check_cmp(call, cmp);
+    auto c = cond<T>(call, ivar, 1, nullptr, cmp, nullptr, ref);
     rt::progress();
-    return compare(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, ref) ? 1 : 0;
+    return c.met(0) ? 1 : 0;
 }
 
 }  // namespace kishmem::api
@@ -52,15 +112,18 @@ using namespace kishmem::api;
 
 extern "C" {
 
-void shmem_fence(void) {
-    check_init("shmem_fence");
-    rt::fence();
-}
+void shmem_fence(void) { rt::fence(chan_of("shmem_fence", SHMEM_CTX_DEFAULT)); }
+void shmem_quiet(void) { rt::quiet(chan_of("shmem_quiet", SHMEM_CTX_DEFAULT)); }
+void shmem_ctx_fence(shmem_ctx_t ctx) { rt::fence(chan_of("shmem_ctx_fence", ctx)); }
+void shmem_ctx_quiet(shmem_ctx_t ctx) { rt::quiet(chan_of("shmem_ctx_quiet", ctx)); }
 
-void shmem_quiet(void) {
-    check_init("shmem_quiet");
-    rt::quiet();
+static void pe_quiet(const char* call, shmem_ctx_t ctx, const int* pes, size_t npes) {
+    int chan = chan_of(call, ctx);
+    for (size_t i = 0; i < npes; ++i) target(call, ctx, pes[i]);  // checks every PE named
+    rt::quiet(chan);  // completes the named PEs' operations (and, here, the others' too)
 }
+void shmem_pe_quiet(const int* pes, size_t npes) { pe_quiet("shmem_pe_quiet", SHMEM_CTX_DEFAULT, pes, npes); }
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* pes, size_t npes) { pe_quiet("shmem_ctx_pe_quiet", ctx, pes, npes); }
 
 void shmem_barrier_all(void) {
     check_init("shmem_barrier_all");
@@ -72,9 +135,111 @@ void shmem_sync_all(void) {
     rt::sync_all();
 }
 
-#define DEFINE_SYNC(T, N)                                                                                      \
-    void shmem_##N##_wait_until(T* ivar, int cmp, T v) { wait_until<T>("shmem_" #N "_wait_until", ivar, cmp, v); } \
-    int shmem_##N##_test(T* ivar, int cmp, T v) { return test<T>("shmem_" #N "_test", ivar, cmp, v); }
+int shmem_team_sync(shmem_team_t team) {
+    rt::team_sync(team_of("shmem_team_sync", team), "shmem_team_sync");
+    return 0;
+}
+
+#define DEFINE_SYNC(T, N)                                                                                         \
+    void shmem_##N##_wait_until(T* v, int cmp, T x) { wait_until<T>("shmem_" #N "_wait_until", v, cmp, x); }       \
+    int shmem_##N##_test(T* v, int cmp, T x) { return test<T>("shmem_" #N "_test", v, cmp, x); }                   \
+    void shmem_##N##_wait_until_all(T* v, size_t n, const int* st, int cmp, T x) {                                \
+        auto c = cond<T>("shmem_" #N "_wait_until_all", v, n, st, cmp, nullptr, x);                               \
+        wait_for("shmem_" #N "_wait_until_all", v, [&] { return test_all(c) == 1; });                            \
+    }                                                                                                             \
+    size_t shmem_##N##_wait_until_any(T* v, size_t n, const int* st, int cmp, T x) {                              \
+        auto c = cond<T>("shmem_" #N "_wait_until_any", v, n, st, cmp, nullptr, x);                               \
+        if (count_active(c) == 0) return SIZE_MAX;                                                                \
+        size_t r = SIZE_MAX;                                                                                      \
+        wait_for("shmem_" #N "_wait_until_any", v, [&] { return (r = test_any(c)) != SIZE_MAX; });               \
+        return r;                                                                                                 \
+    }                                                                                                             \
+    size_t shmem_##N##_wait_until_some(T* v, size_t n, size_t* ix, const int* st, int cmp, T x) {                 \
+        auto c = cond<T>("shmem_" #N "_wait_until_some", v, n, st, cmp, nullptr, x);                              \
+        if (count_active(c) == 0) return 0;                                                                       \
+        size_t r = 0;                                                                                             \
+        wait_for("shmem_" #N "_wait_until_some", v, [&] { return (r = test_some(c, ix)) != 0; });                \
+        return r;                                                                                                 \
+    }                                                                                                             \
+    void shmem_##N##_wait_until_all_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                       \
+        auto c = cond<T>("shmem_" #N "_wait_until_all_vector", v, n, st, cmp, xs, static_cast<T>(0));             \
+        wait_for("shmem_" #N "_wait_until_all_vector", v, [&] { return test_all(c) == 1; });                     \
+    }                                                                                                             \
+    size_t shmem_##N##_wait_until_any_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                     \
+        auto c = cond<T>("shmem_" #N "_wait_until_any_vector", v, n, st, cmp, xs, static_cast<T>(0));             \
+        if (count_active(c) == 0) return SIZE_MAX;                                                                \
+        size_t r = SIZE_MAX;                                                                                      \
+        wait_for("shmem_" #N "_wait_until_any_vector", v, [&] { return (r = test_any(c)) != SIZE_MAX; });        \
+        return r;                                                                                                 \
+    }                                                                                                             \
+    size_t shmem_##N##_wait_until_some_vector(T* v, size_t n, size_t* ix, const int* st, int cmp, T* xs) {        \
+        auto c = cond<T>("shmem_" #N "_wait_until_some_vector", v, n, st, cmp, xs, static_cast<T>(0));            \
+        if (count_active(c) == 0) return 0;                                                                       \
+        size_t r = 0;                                                                                             \
+        wait_for("shmem_" #N "_wait_until_some_vector", v, [&] { return (r = test_some(c, ix)) != 0; });         \
+        return r;                                                                                                 \
+    }                                                                                                             \
+    int shmem_##N##_test_all(T* v, size_t n, const int* st, int cmp, T x) {                                       \
+        rt::progress();                                                                                           \
+        return test_all(cond<T>("shmem_" #N "_test_all", v, n, st, cmp, nullptr, x));                             \
+    }                                                                                                             \
+    size_t shmem_##N##_test_any(T* v, size_t n, const int* st, int cmp, T x) {                                    \
+        rt::progress();                                                                                           \
+        return test_any(cond<T>("shmem_" #N "_test_any", v, n, st, cmp, nullptr, x));                             \
+    }                                                                                                             \
+    size_t shmem_##N##_test_some(T* v, size_t n, size_t* ix, const int* st, int cmp, T x) {                       \
+        rt::progress();                                                                                           \
+        return test_some(cond<T>("shmem_" #N "_test_some", v, n, st, cmp, nullptr, x), ix);                      \
+    }                                                                                                             \
+    int shmem_##N##_test_all_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                             \
+        rt::progress();                                                                                           \
+        return test_all(cond<T>("shmem_" #N "_test_all_vector", v, n, st, cmp, xs, static_cast<T>(0)));          \
+    }                                                                                                             \
+    size_t shmem_##N##_test_any_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                          \
+        rt::progress();                                                                                           \
+        return test_any(cond<T>("shmem_" #N "_test_any_vector", v, n, st, cmp, xs, static_cast<T>(0)));          \
+    }                                                                                                             \
+    size_t shmem_##N##_test_some_vector(T* v, size_t n, size_t* ix, const int* st, int cmp, T* xs) {             \
+        rt::progress();                                                                                           \
+        return test_some(cond<T>("shmem_" #N "_test_some_vector", v, n, st, cmp, xs, static_cast<T>(0)), ix);     \
+    }
 KISHMEM_SYNC_TYPES(DEFINE_SYNC)
+
+#define DEFINE_DEPR_WAIT(T, N) \
+    void shmem_##N##_wait(T* v, T x) { wait_until<T>("shmem_" #N "_wait", v, SHMEM_CMP_NE, x); }
+KISHMEM_DEPR_WAIT_TYPES(DEFINE_DEPR_WAIT)
+
+uint64_t shmem_signal_fetch(const uint64_t* sig) {
+    check_sym("shmem_signal_fetch", "sig_addr", sig, sizeof *sig);
+    rt::progress();
+    return load(sig);
+}
+
+uint64_t shmem_signal_wait_until(uint64_t* sig, int cmp, uint64_t x) {
+    wait_until<uint64_t>("shmem_signal_wait_until", sig, cmp, x);
+    return load(sig);
+}
+
+K_BOTH(void, signal_add,
+       (Target t = target_sym(call_, ctx_, pe, "sig_addr", sig, 8); rt::amo(t.chan, rt::AmoOp::add, sig, 8, v, 0, t.pe)),
+       uint64_t* sig, uint64_t v, int pe)
+K_BOTH(void, signal_set,
+       (Target t = target_sym(call_, ctx_, pe, "sig_addr", sig, 8); rt::amo(t.chan, rt::AmoOp::set, sig, 8, v, 0, t.pe)),
+       uint64_t* sig, uint64_t v, int pe)
+
+void shmem_set_lock(long* lock) {
+    check_sym("shmem_set_lock", "lock", lock, sizeof *lock);
+    rt::lock_set(lock);
+}
+
+int shmem_test_lock(long* lock) {
+    check_sym("shmem_test_lock", "lock", lock, sizeof *lock);
+    return rt::lock_test(lock);
+}
+
+void shmem_clear_lock(long* lock) {
+    check_sym("shmem_clear_lock", "lock", lock, sizeof *lock);
+    rt::lock_clear(lock);
+}
 
 }  // extern "C"

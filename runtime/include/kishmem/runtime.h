@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kishmem/team.h"
+
 namespace kishmem::rt {
 
 // ---- lifetime and process state -------------------------------------------------------------
@@ -39,16 +41,52 @@ void free(void* p, const char* call);
 // Size of the live allocation starting at p (0 when p starts none).
 std::size_t allocation_size(const void* p);
 
-// ---- RMA ------------------------------------------------------------------------------------
+// ---- RMA (chan: the context's channel, 0 for the default context; pe: a world PE) -----------
 // dst (put) / src (get) is a symmetric address of this PE; the other side is a private buffer.
-void put(void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
-void get(void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
-void fence();
-void quiet();
+void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
+void get(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
+// Strided: nelems elements of `elem` bytes; element i goes from src + i*sst*elem to
+// dst + i*dst_stride*elem.  Blocked (1.6): blocks of `bsize` elements per stride step.
+void iput(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+          std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe);
+void iget(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+          std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe);
+void fence(int chan);
+void quiet(int chan);
+void quiet_all();  // every channel
 
 // ---- atomics on 4- and 8-byte words (values travel as their bit patterns) ---------------------
 enum class AmoOp : uint8_t { fetch, set, swap, cswap, add, fetch_add, and_, fetch_and, or_, fetch_or, xor_, fetch_xor };
-uint64_t amo(AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe);
+uint64_t amo(int chan, AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe);
+
+// ---- signals (OpenSHMEM 1.5 put-with-signal; sig_op 0 = set, 1 = add) -------------------------
+void put_signal(int chan, void* dst, const void* src, std::size_t bytes, uint64_t* sig, uint64_t value, int sig_op,
+                int pe, bool nbi);
+
+// ---- collectives over a team (members' PE numbers are team-relative here) --------------------
+// Element-wise reduction of nelems elements of `elem` bytes; `op` folds src into acc.
+using ReduceFn = void (*)(void* acc, const void* src, std::size_t nelems);
+void reduce(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
+            const char* call);
+// Prefix reduction (1.6 scan): inclusive or exclusive; `zero` fills PE 0's exclusive result.
+void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
+          bool inclusive, const char* call);
+void broadcast(kishmem_team* t, void* dst, const void* src, std::size_t bytes, int root, bool root_gets_copy,
+               const char* call);
+void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call);
+void collect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call);
+void alltoall(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call);
+void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+               std::size_t nelems, std::size_t elem, const char* call);
+// A team of PE_start + i * 2^logPE_stride for the deprecated active-set routines; `psync` (the
+// caller's pSync, SHMEM_SYNC_SIZE longs of SHMEM_SYNC_VALUE) holds its barrier flags.
+kishmem_team* active_set(int start, int log_stride, int size, long* psync, const char* call);
+void active_set_barrier(kishmem_team* set, long* psync, const char* call);
+
+// ---- locks (OpenSHMEM distributed locks: a ticket lock on PE 0's copy of the variable) ---------
+void lock_set(long* lock);
+int lock_test(long* lock);  // 0: acquired
+void lock_clear(long* lock);
 
 // ---- synchronisation ------------------------------------------------------------------------
 void barrier_all();  // quiet + barrier

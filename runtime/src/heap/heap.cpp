@@ -12,7 +12,7 @@ enum Kind : uint64_t { k_malloc = 1, k_calloc, k_align, k_realloc, k_free };
 // Ends the job if the PEs disagree; returns normally (after the barrier) if they agree.
 void agree(const char* call, Kind kind, uint64_t a, uint64_t b) {
     uint64_t v[2] = {kind << 56 | (a & ((1ull << 56) - 1)), b}, lo[2], hi[2];
-    sync_minmax(call, v, lo, hi);
+    team_minmax(rt::team_world(), call, v, lo, hi);
     if (lo[0] != hi[0] || lo[1] != hi[1])
         fatal(call, "PEs disagree on this collective call: this PE passed (%llu, %llu), others passed values from "
                     "(%llu, %llu) to (%llu, %llu) (or called another allocation routine); every PE must make the same "
@@ -55,7 +55,7 @@ void* calloc(std::size_t count, std::size_t bytes, const char* call) {
     void* p = allocate(call, count * bytes, kAllocAlign);
     if (p) std::memset(p, 0, count * bytes);
     uint64_t v[2] = {0, 0}, lo[2], hi[2];
-    sync_minmax(call, v, lo, hi);  // zeroed everywhere before anyone writes into it
+    team_minmax(rt::team_world(), call, v, lo, hi);  // zeroed everywhere before anyone writes into it
     return p;
 }
 
@@ -83,7 +83,7 @@ void* realloc(void* p, std::size_t bytes, const char* call) {
         out = p;
     }
     uint64_t v[2] = {0, 0}, lo[2], hi[2];
-    sync_minmax(call, v, lo, hi);  // data moved everywhere before anyone writes into it
+    team_minmax(rt::team_world(), call, v, lo, hi);  // data moved everywhere before anyone writes into it
     return out;
 }
 

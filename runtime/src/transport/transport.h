@@ -23,19 +23,23 @@ enum TransportCaps : unsigned {
     cap_needs_progress = 1u << 4,  // peers' operations need this PE to call progress()
 };
 
+// A channel is an independent stream of operations: quiet(chan) completes that channel's
+// operations and no others' (each context owns one where the transport has enough).  Channel 0
+// belongs to the default context.
 class Transport {
 public:
     virtual ~Transport() = default;
     virtual const char* name() const = 0;
     virtual unsigned caps() const = 0;
+    virtual int channels() const { return 1 << 30; }  // how many independent channels exist
     // `nbi`: return once the operation is issued (completed by quiet); otherwise the source
     // buffer is reusable (put) or the data has arrived (get) on return.
-    virtual Status put(int pe, std::size_t off, const void* src, std::size_t n, bool nbi) = 0;
-    virtual Status get(int pe, std::size_t off, void* dst, std::size_t n, bool nbi) = 0;
-    virtual Status amo(int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
-                       uint64_t* fetched) = 0;
-    virtual Status fence() = 0;
-    virtual Status quiet() = 0;
+    virtual Status put(int chan, int pe, std::size_t off, const void* src, std::size_t n, bool nbi) = 0;
+    virtual Status get(int chan, int pe, std::size_t off, void* dst, std::size_t n, bool nbi) = 0;
+    virtual Status amo(int chan, int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand,
+                       uint64_t compare, uint64_t* fetched) = 0;
+    virtual Status fence(int chan) = 0;
+    virtual Status quiet(int chan) = 0;
     virtual void progress() {}
     virtual void close() {}
 };

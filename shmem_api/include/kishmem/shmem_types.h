@@ -40,4 +40,72 @@
     X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32) \
     X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
 
+
+/* Complex types for sum/prod reductions: C's _Complex; g++/clang++ accept __complex__. */
+#ifdef __cplusplus
+#define KISHMEM_COMPLEXF __complex__ float
+#define KISHMEM_COMPLEXD __complex__ double
+#else
+#define KISHMEM_COMPLEXF float _Complex
+#define KISHMEM_COMPLEXD double _Complex
+#endif
+
+/* Team-based reduction types (Table 10).  and/or/xor: */
+#define KISHMEM_REDUCE_BIT_TYPES(X)                                                               \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
+    X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)          \
+    X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) \
+    X(size_t, size)
+
+/* max/min (and, with the complex types below, sum/prod): */
+#define KISHMEM_REDUCE_MINMAX_TYPES(X)                                                            \
+    X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)                 \
+    X(long long, longlong) X(ptrdiff_t, ptrdiff) X(unsigned char, uchar) X(unsigned short, ushort) \
+    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) \
+    X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16)  \
+    X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(float, float) X(double, double)     \
+    X(long double, longdouble)
+
+#define KISHMEM_REDUCE_COMPLEX_TYPES(X) X(KISHMEM_COMPLEXD, complexd) X(KISHMEM_COMPLEXF, complexf)
+
+/* Deprecated active-set reductions (shmem_TYPENAME_OP_to_all). */
+#define KISHMEM_TOALL_BIT_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define KISHMEM_TOALL_MINMAX_TYPES(X) \
+    KISHMEM_TOALL_BIT_TYPES(X) X(float, float) X(double, double) X(long double, longdouble)
+
+/* Deprecated AMO names (shmem_TYPENAME_fadd, ...): X(TYPE, TYPENAME). */
+#define KISHMEM_DEPR_AMO_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
+#define KISHMEM_DEPR_AMO_EXT_TYPES(X) X(float, float) X(double, double)
+
+/* Deprecated shmem_TYPENAME_wait types. */
+#define KISHMEM_DEPR_WAIT_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+
+/* Distinct C base types for the C11 generic selections and C++ overloads (the fixed-width
+ * typedefs above are aliases of these, and _Generic rejects duplicate associations).  Entries are
+ * X(TYPE, TYPENAME, F): F is passed through, naming the family being generated. */
+#define KISHMEM_GENERIC_RMA_TYPES(X, F)                                                              \
+    X(float, float, F) X(double, double, F) X(long double, longdouble, F) X(char, char, F)                    \
+    X(signed char, schar, F) X(short, short, F) X(int, int, F) X(long, long, F) X(long long, longlong, F)        \
+    X(unsigned char, uchar, F) X(unsigned short, ushort, F) X(unsigned int, uint, F) X(unsigned long, ulong, F) \
+    X(unsigned long long, ulonglong, F)
+#define KISHMEM_GENERIC_AMO_STD_TYPES(X, F)                                                          \
+    X(int, int, F) X(long, long, F) X(long long, longlong, F) X(unsigned int, uint, F) X(unsigned long, ulong, F) \
+    X(unsigned long long, ulonglong, F)
+#define KISHMEM_GENERIC_AMO_EXT_TYPES(X, F) KISHMEM_GENERIC_AMO_STD_TYPES(X, F) X(float, float, F) X(double, double, F)
+#define KISHMEM_GENERIC_AMO_BIT_TYPES(X, F)                                                          \
+    X(unsigned int, uint, F) X(unsigned long, ulong, F) X(unsigned long long, ulonglong, F) X(int, int32, F)  \
+    X(long, int64, F)
+#define KISHMEM_GENERIC_SYNC_TYPES(X, F)                                                             \
+    X(short, short, F) X(int, int, F) X(long, long, F) X(long long, longlong, F) X(unsigned short, ushort, F)    \
+    X(unsigned int, uint, F) X(unsigned long, ulong, F) X(unsigned long long, ulonglong, F)
+#define KISHMEM_GENERIC_REDUCE_BIT_TYPES(X, F)                                                       \
+    X(unsigned char, uchar, F) X(unsigned short, ushort, F) X(unsigned int, uint, F) X(unsigned long, ulong, F) \
+    X(unsigned long long, ulonglong, F) X(signed char, int8, F) X(short, int16, F) X(int, int32, F) X(long, int64, F)
+#define KISHMEM_GENERIC_REDUCE_MINMAX_TYPES(X, F)                                                    \
+    X(char, char, F) X(signed char, schar, F) X(short, short, F) X(int, int, F) X(long, long, F)                 \
+    X(long long, longlong, F) X(unsigned char, uchar, F) X(unsigned short, ushort, F) X(unsigned int, uint, F) \
+    X(unsigned long, ulong, F) X(unsigned long long, ulonglong, F) X(float, float, F) X(double, double, F)    \
+    X(long double, longdouble, F)
+#define KISHMEM_GENERIC_REDUCE_ARITH_TYPES(X, F) KISHMEM_GENERIC_REDUCE_MINMAX_TYPES(X, F) X(KISHMEM_COMPLEXD, complexd, F) X(KISHMEM_COMPLEXF, complexf, F)
+
 #endif

@@ -16,25 +16,30 @@ public:
     explicit ShmTransport(std::vector<char*> bases) : bases_(std::move(bases)) {}
     const char* name() const override { return "shm"; }
     unsigned caps() const override { return cap_rma | cap_amo32 | cap_amo64 | cap_load_store; }
-    Status put(int pe, std::size_t off, const void* src, std::size_t n, bool) override {
+    Status put(int, int pe, std::size_t off, const void* src, std::size_t n, bool) override {
         std::memcpy(bases_[pe] + off, src, n);
         return Status::ok;
     }
-    Status get(int pe, std::size_t off, void* dst, std::size_t n, bool) override {
+    Status get(int, int pe, std::size_t off, void* dst, std::size_t n, bool) override {
         std::memcpy(dst, bases_[pe] + off, n);
         return Status::ok;
     }
-    Status amo(int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
+    Status amo(int, int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
                uint64_t* fetched) override {
         uint64_t v = amo_local(bases_[pe] + off, op, width, operand, compare);
         if (fetched) *fetched = v;
         return Status::ok;
     }
-    Status fence() override {
+    // Stores to mapped memory are ordered by a release fence (free on x86); quiet also waits
+    // for them to be globally visible (a full fence).
+    Status fence(int) override {
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return Status::ok;
+    }
+    Status quiet(int) override {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         return Status::ok;
     }
-    Status quiet() override { return fence(); }
     char* base(int pe) const { return bases_[pe]; }
 
 private:

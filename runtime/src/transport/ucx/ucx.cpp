@@ -6,7 +6,7 @@ namespace kishmem {
 
 UcxTransport::~UcxTransport() { close(); }
 
-Status UcxTransport::open(bool thread_multiple, void* heap, std::size_t bytes, Blob* local_blob) {
+Status UcxTransport::open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob) {
     ucp_config_t* config = nullptr;
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
     if (st != UCS_OK) {
@@ -24,15 +24,6 @@ Status UcxTransport::open(bool thread_multiple, void* heap, std::size_t bytes, B
         warn("shmem_init", "ucp_init: %s", ucs_status_string(st));
         return Status::transport_error;
     }
-    ucp_worker_params_t wp;
-    std::memset(&wp, 0, sizeof wp);
-    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wp.thread_mode = thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
-    st = ucp_worker_create(ctx_, &wp, &worker_);
-    if (st != UCS_OK) {
-        warn("shmem_init", "ucp_worker_create: %s", ucs_status_string(st));
-        return Status::transport_error;
-    }
     ucp_mem_map_params_t mp;
     std::memset(&mp, 0, sizeof mp);
     mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
@@ -43,45 +34,64 @@ Status UcxTransport::open(bool thread_multiple, void* heap, std::size_t bytes, B
         warn("shmem_init", "ucp_mem_map of the %zu-byte heap: %s", bytes, ucs_status_string(st));
         return Status::transport_error;
     }
-    ucp_address_t* addr = nullptr;
-    size_t addr_len = 0;
     void* rkey = nullptr;
     size_t rkey_len = 0;
-    st = ucp_worker_get_address(worker_, &addr, &addr_len);
-    if (st == UCS_OK) st = ucp_rkey_pack(ctx_, memh_, &rkey, &rkey_len);
+    st = ucp_rkey_pack(ctx_, memh_, &rkey, &rkey_len);
     if (st != UCS_OK) {
-        warn("shmem_init", "UCX address / rkey: %s", ucs_status_string(st));
-        if (addr) ucp_worker_release_address(worker_, addr);
+        warn("shmem_init", "ucp_rkey_pack: %s", ucs_status_string(st));
         return Status::transport_error;
     }
-    *local_blob = BlobWriter().u64(reinterpret_cast<uintptr_t>(heap)).bytes(addr, addr_len).bytes(rkey, rkey_len).take();
-    ucp_worker_release_address(worker_, addr);
+    BlobWriter out;
+    out.u64(reinterpret_cast<uintptr_t>(heap)).bytes(rkey, rkey_len).u64(static_cast<uint64_t>(nchan));
     ucp_rkey_buffer_release(rkey);
+    chan_.resize(static_cast<std::size_t>(nchan));
+    for (Channel& c : chan_) {
+        ucp_worker_params_t wp;
+        std::memset(&wp, 0, sizeof wp);
+        wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+        wp.thread_mode = thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+        st = ucp_worker_create(ctx_, &wp, &c.worker);
+        ucp_address_t* addr = nullptr;
+        size_t addr_len = 0;
+        if (st == UCS_OK) st = ucp_worker_get_address(c.worker, &addr, &addr_len);
+        if (st != UCS_OK) {
+            warn("shmem_init", "UCX worker: %s", ucs_status_string(st));
+            return Status::transport_error;
+        }
+        out.bytes(addr, addr_len);
+        ucp_worker_release_address(c.worker, addr);
+    }
+    *local_blob = out.take();
     return Status::ok;
 }
 
 Status UcxTransport::connect(const std::vector<Blob>& blobs, const std::vector<bool>& want) {
-    peers_.assign(blobs.size(), Peer{});
+    for (Channel& c : chan_) c.peers.assign(blobs.size(), Peer{});
     for (size_t pe = 0; pe < blobs.size(); ++pe) {
         if (!want[pe]) continue;
         BlobReader r(blobs[pe]);
         uint64_t base = r.u64();
-        Blob addr = r.bytes(), rkey = r.bytes();
-        if (!r.at_end()) {
-            warn("shmem_init", "malformed UCX connection data from PE %zu", pe);
+        Blob rkey = r.bytes();
+        uint64_t nchan = r.u64();
+        if (!r.ok() || nchan != chan_.size()) {
+            warn("shmem_init", "PE %zu sent malformed UCX connection data (%llu channels, this PE %zu): is "
+                 "KISHMEM_UCX_CHANNELS the same everywhere?", pe, static_cast<unsigned long long>(nchan), chan_.size());
             return Status::invalid;
         }
-        ucp_ep_params_t ep;
-        std::memset(&ep, 0, sizeof ep);
-        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-        ep.address = reinterpret_cast<const ucp_address_t*>(addr.data());
-        Peer& p = peers_[pe];
-        p.base = base;
-        ucs_status_t st = ucp_ep_create(worker_, &ep, &p.ep);
-        if (st == UCS_OK) st = ucp_ep_rkey_unpack(p.ep, rkey.data(), &p.rkey);
-        if (st != UCS_OK) {
-            warn("shmem_init", "UCX endpoint to PE %zu: %s", pe, ucs_status_string(st));
-            return Status::unreachable;
+        for (Channel& c : chan_) {
+            Blob addr = r.bytes();
+            ucp_ep_params_t ep;
+            std::memset(&ep, 0, sizeof ep);
+            ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+            ep.address = reinterpret_cast<const ucp_address_t*>(addr.data());
+            Peer& p = c.peers[pe];
+            p.base = base;
+            ucs_status_t st = r.ok() ? ucp_ep_create(c.worker, &ep, &p.ep) : UCS_ERR_INVALID_PARAM;
+            if (st == UCS_OK) st = ucp_ep_rkey_unpack(p.ep, rkey.data(), &p.rkey);
+            if (st != UCS_OK) {
+                warn("shmem_init", "UCX endpoint to PE %zu: %s", pe, ucs_status_string(st));
+                return Status::unreachable;
+            }
         }
     }
     return Status::ok;
@@ -94,7 +104,8 @@ Status UcxTransport::wait(ucs_status_ptr_t req, const char* what, int pe) {
         return Status::transport_error;
     }
     ucs_status_t st;
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+    // Every worker progresses: over tcp a peer blocked on another channel needs this PE to serve it.
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) progress();
     ucp_request_free(req);
     if (st != UCS_OK) {
         warn(what, "UCX operation to PE %d failed: %s", pe, ucs_status_string(st));
@@ -114,23 +125,25 @@ static Status detach(ucs_status_ptr_t req, const char* what, int pe) {
     return Status::ok;
 }
 
-Status UcxTransport::put(int pe, std::size_t off, const void* src, std::size_t n, bool nbi) {
+Status UcxTransport::put(int chan, int pe, std::size_t off, const void* src, std::size_t n, bool nbi) {
     ucp_request_param_t prm;
     prm.op_attr_mask = 0;
-    Peer& p = peers_[pe];
+    Channel& c = ch(chan);
+    Peer& p = c.peers[pe];
     ucs_status_ptr_t req = ucp_put_nbx(p.ep, src, n, p.base + off, p.rkey, &prm);
     return nbi ? detach(req, "put", pe) : wait(req, "put", pe);
 }
 
-Status UcxTransport::get(int pe, std::size_t off, void* dst, std::size_t n, bool nbi) {
+Status UcxTransport::get(int chan, int pe, std::size_t off, void* dst, std::size_t n, bool nbi) {
     ucp_request_param_t prm;
     prm.op_attr_mask = 0;
-    Peer& p = peers_[pe];
+    Channel& c = ch(chan);
+    Peer& p = c.peers[pe];
     ucs_status_ptr_t req = ucp_get_nbx(p.ep, dst, n, p.base + off, p.rkey, &prm);
     return nbi ? detach(req, "get", pe) : wait(req, "get", pe);
 }
 
-Status UcxTransport::amo(int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
+Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
                          uint64_t* fetched) {
     ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
     bool fetch = true;
@@ -162,48 +175,51 @@ Status UcxTransport::amo(int pe, std::size_t off, AmoOp op, unsigned width, uint
         prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         prm.reply_buffer = &result;
     }
-    Peer& p = peers_[pe];
+    Channel& c = ch(chan);
+    Peer& p = c.peers[pe];
     ucs_status_ptr_t req = ucp_atomic_op_nbx(p.ep, uop, &value, 1, p.base + off, p.rkey, &prm);
     Status s = fetch ? wait(req, "atomic", pe) : detach(req, "atomic", pe);
     if (fetched) *fetched = width == 4 ? (result & 0xffffffffu) : result;
     return s;
 }
 
-Status UcxTransport::fence() {
-    ucs_status_t st = ucp_worker_fence(worker_);
+Status UcxTransport::fence(int chan) {
+    ucs_status_t st = ucp_worker_fence(ch(chan).worker);
     return st == UCS_OK ? Status::ok : Status::transport_error;
 }
 
-Status UcxTransport::quiet() {
+Status UcxTransport::quiet(int chan) {
     ucp_request_param_t prm;
     prm.op_attr_mask = 0;
-    return wait(ucp_worker_flush_nbx(worker_, &prm), "quiet", -1);
+    Channel& c = ch(chan);
+    return wait(ucp_worker_flush_nbx(c.worker, &prm), "quiet", -1);
 }
 
 void UcxTransport::progress() {
-    if (worker_) ucp_worker_progress(worker_);
+    for (Channel& c : chan_) ucp_worker_progress(c.worker);
 }
 
 void UcxTransport::close() {
-    if (!worker_) return;
-    for (Peer& p : peers_) {
-        if (p.rkey) ucp_rkey_destroy(p.rkey);
-        if (p.ep) {
+    for (Channel& c : chan_) {
+        for (Peer& p : c.peers) {
+            if (p.rkey) ucp_rkey_destroy(p.rkey);
+            if (!p.ep) continue;
             ucp_request_param_t prm;
             prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
             prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
             ucs_status_ptr_t req = ucp_ep_close_nbx(p.ep, &prm);
             if (req && !UCS_PTR_IS_ERR(req)) {
-                while (ucp_request_check_status(req) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+                while (ucp_request_check_status(req) == UCS_INPROGRESS) ucp_worker_progress(c.worker);
                 ucp_request_free(req);
             }
         }
+        c.peers.clear();
     }
-    peers_.clear();
     if (memh_) ucp_mem_unmap(ctx_, memh_);
     memh_ = nullptr;
-    ucp_worker_destroy(worker_);
-    worker_ = nullptr;
+    for (Channel& c : chan_)
+        if (c.worker) ucp_worker_destroy(c.worker);
+    chan_.clear();
     if (ctx_) ucp_cleanup(ctx_);
     ctx_ = nullptr;
 }

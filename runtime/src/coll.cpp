@@ -1,0 +1,184 @@
+// Collectives over teams and over the deprecated active sets.  Data moves by puts into the
+// destination where the spec lets every PE's dest be written at any time (broadcast, collect,
+// alltoall), and by gets from the sources after a barrier where results combine (reduce, scan).
+// Every routine ends with a barrier of its group, so dest is complete and source reusable.
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "state.h"
+
+namespace kishmem {
+namespace {
+
+// The barrier of a group: a team's dissemination, which also checks that every member passed
+// the same (a, b) (sizes, root), or an active set's flags in its pSync.
+void group_sync(kishmem_team* t, const char* call, uint64_t a = 0, uint64_t b = 0) {
+    if (t->slot < 0) return rt::active_set_barrier(t, t->psync, call);
+    uint64_t v[2] = {a, b}, lo[2], hi[2];
+    team_minmax(t, call, v, lo, hi);
+    if (lo[0] != hi[0] || lo[1] != hi[1])
+        fatal(call, "the PEs of the team passed different arguments: this PE (%llu, %llu), others from (%llu, %llu) to "
+                    "(%llu, %llu) (element count or byte size, and root)",
+              static_cast<unsigned long long>(a), static_cast<unsigned long long>(b),
+              static_cast<unsigned long long>(lo[0]), static_cast<unsigned long long>(lo[1]),
+              static_cast<unsigned long long>(hi[0]), static_cast<unsigned long long>(hi[1]));
+}
+
+inline char* at(void* p, std::size_t off) { return static_cast<char*>(p) + off; }
+inline const char* at(const void* p, std::size_t off) { return static_cast<const char*>(p) + off; }
+
+// Scratch words for collect's sizes: the team's own region, indexed by team PE; for active sets
+// the shared active-set region, indexed by world PE (see the layout in state.h).
+uint64_t* size_slot(kishmem_team* t, int writer_team_index, const char* call) {
+    State& s = state();
+    std::size_t region = t->slot >= 0 ? team_region_offset(t) : kTeamSlotActiveSets * kTeamRegion;
+    std::size_t idx = t->slot >= 0 ? writer_team_index : t->members[writer_team_index];
+    if ((idx + 1) * sizeof(uint64_t) > kScratchBytes)
+        fatal(call, "collect supports groups of up to %zu PEs (this one needs index %zu)", kScratchBytes / 8, idx);
+    return reinterpret_cast<uint64_t*>(s.base + region + kSyncBytes) + idx;
+}
+
+}  // namespace
+}  // namespace kishmem
+
+namespace kishmem::rt {
+
+void broadcast(kishmem_team* t, void* dst, const void* src, std::size_t bytes, int root, bool root_gets_copy,
+               const char* call) {
+    if (t->my_index == root && bytes) {
+        for (int i = 0; i < t->size(); ++i) {
+            if (i == root) continue;
+            put(0, dst, src, bytes, t->members[i], true);
+        }
+        if (root_gets_copy && dst != src) std::memmove(dst, src, bytes);
+        quiet(0);
+    }
+    group_sync(t, call, bytes, static_cast<uint64_t>(root));
+}
+
+void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call) {
+    for (int i = 0; i < t->size() && bytes; ++i)
+        put(0, at(dst, t->my_index * bytes), src, bytes, t->members[i], true);
+    quiet(0);
+    group_sync(t, call, bytes);
+}
+
+void collect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call) {
+    const int n = t->size(), me = t->my_index;
+    uint64_t mine = bytes;
+    for (int i = 0; i < n; ++i) put(0, size_slot(t, me, call), &mine, sizeof mine, t->members[i], true);
+    quiet(0);
+    group_sync(t, call);
+    std::size_t off = 0;
+    for (int i = 0; i < me; ++i) off += *size_slot(t, i, call);
+    for (int i = 0; i < n && bytes; ++i) put(0, at(dst, off), src, bytes, t->members[i], true);
+    quiet(0);
+    group_sync(t, call);
+}
+
+void alltoall(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call) {
+    const int n = t->size(), me = t->my_index;
+    for (int k = 1; k <= n && bytes; ++k) {  // start with the right neighbour: spreads the load
+        int i = (me + k) % n;
+        put(0, at(dst, me * bytes), at(src, i * bytes), bytes, t->members[i], true);
+    }
+    quiet(0);
+    group_sync(t, call, bytes);
+}
+
+void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+               std::size_t nelems, std::size_t elem, const char* call) {
+    const int n = t->size(), me = t->my_index;
+    for (int k = 1; k <= n && nelems; ++k) {
+        int i = (me + k) % n;
+        // element j of block i goes to element j of block `me` on PE i
+        const void* s = at(src, static_cast<std::size_t>(i) * nelems * src_stride * elem);
+        void* d = at(dst, static_cast<std::size_t>(me) * nelems * dst_stride * elem);
+        iput(0, d, s, dst_stride, src_stride, 1, nelems, elem, t->members[i]);
+    }
+    quiet(0);
+    group_sync(t, call, nelems * elem, static_cast<uint64_t>(dst_stride) << 32 | static_cast<uint32_t>(src_stride));
+}
+
+// Every PE folds the members' sources in team order (0, 1, ...), so floating-point results are
+// identical on every PE.
+static void fold_range(kishmem_team* t, std::vector<char>& acc, const void* src, std::size_t bytes, int first,
+                       int last, std::size_t nelems, ReduceFn op) {
+    std::vector<char> tmp(bytes);
+    for (int i = first; i <= last; ++i) {
+        char* into = i == first ? acc.data() : tmp.data();
+        get(0, into, src, bytes, t->members[i], false);
+        if (i != first) op(acc.data(), tmp.data(), nelems);
+    }
+}
+
+void reduce(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
+            const char* call) {
+    const std::size_t bytes = nelems * elem;
+    group_sync(t, call, bytes);  // every source is ready
+    std::vector<char> acc(bytes);
+    if (bytes) fold_range(t, acc, src, bytes, 0, t->size() - 1, nelems, op);
+    group_sync(t, call);  // nobody reads a source any more: dest may be the source
+    if (bytes) std::memcpy(dst, acc.data(), bytes);
+}
+
+void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
+          bool inclusive, const char* call) {
+    const std::size_t bytes = nelems * elem;
+    group_sync(t, call, bytes);
+    std::vector<char> acc(bytes, 0);
+    int last = inclusive ? t->my_index : t->my_index - 1;
+    if (bytes && last >= 0) fold_range(t, acc, src, bytes, 0, last, nelems, op);
+    group_sync(t, call);
+    if (bytes) std::memcpy(dst, acc.data(), bytes);
+}
+
+// ---- active sets --------------------------------------------------------------------------
+
+kishmem_team* active_set(int start, int log_stride, int size, long* psync, const char* call) {
+    State& s = state();
+    static std::map<std::tuple<int, int, int, long*>, kishmem_team*> sets;
+    auto key = std::make_tuple(start, log_stride, size, psync);
+    auto it = sets.find(key);
+    if (it != sets.end()) return it->second;
+    const long stride = 1L << log_stride;
+    if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30 || start + (size - 1) * stride >= s.npes)
+        fatal(call, "active set PE_start=%d logPE_stride=%d PE_size=%d does not fit in %d PEs", start, log_stride, size,
+              s.npes);
+    auto* t = new kishmem_team;
+    t->index_of.assign(s.npes, -1);
+    for (int i = 0; i < size; ++i) {
+        t->members.push_back(start + static_cast<int>(i * stride));
+        t->index_of[t->members.back()] = i;
+    }
+    t->my_index = t->index_of[s.pe];
+    if (t->my_index < 0)
+        fatal(call, "this PE is not in the active set PE_start=%d logPE_stride=%d PE_size=%d", start, log_stride, size);
+    t->psync = psync;
+    t->live = true;
+    sets[key] = t;
+    return t;
+}
+
+// Dissemination over the set with one flag per (parity, round) in pSync: the sender sets it to
+// 1, the receiver waits for it and restores SHMEM_SYNC_VALUE (0).  Parity alternates per call.
+void active_set_barrier(kishmem_team* t, long* psync, const char* call) {
+    State& s = state();
+    quiet_all();
+    const int n = t->size(), me = t->my_index;
+    const std::size_t parity = ++t->epoch & 1;
+    int round = 0;
+    static const long one = 1;
+    for (int dist = 1; dist < n; dist <<= 1, ++round) {
+        long* flag = psync + parity * kMaxRounds + round;
+        const int to = t->members[(me + dist) % n], from = t->members[(me - dist + n) % n];
+        check_status(s.route[to]->put(0, to, reinterpret_cast<char*>(flag) - s.base, &one, sizeof one, false), call, to);
+        Waiter w(call, "PE %lld to arrive (active-set barrier round %lld)", from, round);
+        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) w.spin();
+        __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
+    }
+}
+
+}  // namespace kishmem::rt

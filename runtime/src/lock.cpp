@@ -1,0 +1,45 @@
+// Distributed locks: a ticket lock in PE 0's copy of the symmetric lock variable.  The high 32
+// bits hand out tickets, the low 32 bits say which ticket is served: first come, first served,
+// so no PE starves however contended the lock is.
+#include <sched.h>
+
+#include "state.h"
+
+namespace kishmem::rt {
+
+namespace {
+constexpr uint64_t kTicket = 1ull << 32;
+constexpr int kHome = 0;
+inline uint32_t serving(uint64_t v) { return static_cast<uint32_t>(v); }
+inline uint32_t next(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+}  // namespace
+
+void lock_set(long* lock) {
+    const uint32_t mine = next(amo(0, AmoOp::fetch_add, lock, 8, kTicket, 0, kHome));
+    Waiter w("shmem_set_lock", "the lock at %#llx (ticket %lld; PE 0 holds it)",
+             static_cast<long long>(reinterpret_cast<uintptr_t>(lock)), mine);
+    while (serving(amo(0, AmoOp::fetch, lock, 8, 0, 0, kHome)) != mine) w.spin();
+}
+
+int lock_test(long* lock) {
+    uint64_t v = amo(0, AmoOp::fetch, lock, 8, 0, 0, kHome);
+    if (next(v) != serving(v)) return 1;  // held (or waited for)
+    uint64_t seen = amo(0, AmoOp::cswap, lock, 8, v + kTicket, v, kHome);
+    return seen == v ? 0 : 1;
+}
+
+void lock_clear(long* lock) {
+    quiet_all();  // what the holder wrote is complete before the next holder enters
+    // Serve the next ticket.  Only the holder writes the low half, so an add cannot carry into
+    // the tickets unless 2^32 acquisitions wrapped it, which the mask below undoes.
+    uint64_t v = amo(0, AmoOp::fetch, lock, 8, 0, 0, kHome);
+    uint64_t nv = (v & ~0xffffffffull) | static_cast<uint32_t>(serving(v) + 1);
+    while (true) {
+        uint64_t seen = amo(0, AmoOp::cswap, lock, 8, nv, v, kHome);
+        if (seen == v) break;
+        v = seen;  // a ticket was taken meanwhile
+        nv = (v & ~0xffffffffull) | static_cast<uint32_t>(serving(v) + 1);
+    }
+}
+
+}  // namespace kishmem::rt

@@ -1,0 +1,36 @@
+// How the software NIC reaches a target PE's symmetric heap: by (pe, offset), never by
+// address. The NIC has already checked keys and bounds when it calls these; an
+// implementation only moves the bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "kishmem/log.h"
+
+namespace kishmem::ibgda {
+
+class HeapAccess {
+public:
+    virtual ~HeapAccess() = default;
+    // May return before the bytes are visible at the target; flush() makes them visible.
+    virtual Status write(int pe, std::size_t off, const void* src, std::size_t n) = 0;
+    // Returns with the bytes in dst.
+    virtual Status read(int pe, std::size_t off, void* dst, std::size_t n) = 0;
+    // 64-bit atomics on the target word in host byte order; the old value in *old.
+    virtual Status fetch_add(int pe, std::size_t off, uint64_t add, uint64_t* old) = 0;
+    virtual Status compare_swap(int pe, std::size_t off, uint64_t compare, uint64_t swap, uint64_t* old) = 0;
+    // Every earlier write is visible at its target (called before a completion is reported).
+    virtual Status flush() { return Status::ok; }
+};
+
+// The runtime's own routes (kishmem::rt::put/get/amo on rt::heap_base() + off, on channel
+// `chan`: 0 is the default context's; a context of its own keeps the NIC's flushes apart from
+// the application's quiet): shared memory for mapped peers, UCX for the others. The NIC runs
+// on its own thread, so when any peer is reached other than by load/store the runtime must
+// have been started with SHMEM_THREAD_MULTIPLE; without it, nullptr and *why says so.
+std::unique_ptr<HeapAccess> make_runtime_heap_access(int chan, std::string* why);
+
+}  // namespace kishmem::ibgda

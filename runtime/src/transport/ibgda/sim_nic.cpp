@@ -1,0 +1,263 @@
+// Software NIC: queue memory, QP/CQ creation, registration, the progress thread.
+// WQE execution and completions are in sim_exec.cpp.
+#include "sim_nic.h"
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "kishmem/device/ibgda/mlx5_cqe.h"
+#include "kishmem/device/ibgda/mlx5_defs.h"
+
+namespace kishmem::ibgda {
+
+namespace {
+constexpr uint32_t kQpnBase = 0x100;  // small QP numbers are special on hardware (QP0/QP1)
+constexpr uint32_t kCqnBase = 0x40;
+constexpr std::size_t kPage = 4096;
+}  // namespace
+
+Status alloc_queue_memory(std::size_t bytes, QueueMemory* out) {
+    const std::size_t rounded = (bytes + kPage - 1) / kPage * kPage;
+    void* p = nullptr;
+    if (rounded == 0 || posix_memalign(&p, kPage, rounded) != 0) return Status::no_memory;
+    std::memset(p, 0, rounded);
+    out->ptr = p;
+    out->bytes = rounded;
+    return Status::ok;
+}
+
+void free_queue_memory(QueueMemory* m) {
+    std::free(m->ptr);
+    m->ptr = nullptr;
+    m->bytes = 0;
+}
+
+SimNic::SimNic(HeapAccess* heap, SimNicOptions opt)
+    : heap_(heap), opt_(opt), complete_without_data_(opt.complete_without_data) {
+    if (opt_.max_wqes_per_pass == 0) opt_.max_wqes_per_pass = 1;
+    if (opt_.max_sleep_us == 0) opt_.max_sleep_us = 1;
+}
+
+SimNic::~SimNic() {
+    stop();
+    for (auto& q : qps_) {
+        free_queue_memory(&q->mem);
+        free_queue_memory(&q->uar);
+    }
+    for (auto& c : cqs_) free_queue_memory(&c->mem);
+}
+
+Status SimNic::register_memory(const void* addr, std::size_t bytes, MemoryKey* out) {
+    const uint64_t a = reinterpret_cast<uintptr_t>(addr);
+    if (bytes == 0 || a + bytes < a) return Status::invalid;
+    std::lock_guard<std::mutex> lk(mu_);
+    // mkey layout: index << 8 | an 8-bit variant, so a stale or forged key rarely matches.
+    const uint32_t index = static_cast<uint32_t>(regions_.size()) + 1;
+    if (index >= (1u << 24)) return Status::no_memory;
+    const uint32_t variant = static_cast<uint32_t>((a >> 12) ^ (a >> 20) ^ index * 0x9d) & 0xff;
+    const Region r{index << 8 | variant, a, bytes};
+    regions_.push_back(r);
+    *out = MemoryKey{r.key, r.addr, r.bytes};
+    return Status::ok;
+}
+
+const SimNic::Region* SimNic::find_region(uint32_t key) const {
+    const uint32_t index = key >> 8;
+    if (index == 0 || index > regions_.size()) return nullptr;
+    const Region& r = regions_[index - 1];
+    return r.key == key ? &r : nullptr;
+}
+
+Status SimNic::create_cq(uint32_t log_size, uint32_t* cqn) {
+    if (log_size < 1 || log_size > kMaxLogCqSize) return Status::invalid;
+    auto c = std::make_unique<Cq>();
+    c->log_size = log_size;
+    const std::size_t cqe_bytes = std::size_t{64} << log_size;
+    Status s = alloc_queue_memory(cqe_bytes + kDbrBytes, &c->mem);
+    if (s != Status::ok) return s;
+    mlx5::init_cq(c->mem.ptr, log_size);
+    std::lock_guard<std::mutex> lk(mu_);
+    c->cqn = kCqnBase + static_cast<uint32_t>(cqs_.size());
+    *cqn = c->cqn;
+    cqs_.push_back(std::move(c));
+    return Status::ok;
+}
+
+Status SimNic::create_qp(uint32_t cqn, uint32_t log_bbs, const RemoteHeap& target, uint32_t* qpn) {
+    if (log_bbs < 1 || log_bbs > kMaxLogSqBbs || target.pe < 0) return Status::invalid;
+    auto q = std::make_unique<Qp>();
+    q->log_bbs = log_bbs;
+    q->target = target;
+    Status s = alloc_queue_memory((std::size_t{mlx5::kSendWqeBB} << log_bbs) + kDbrBytes, &q->mem);
+    if (s == Status::ok) s = alloc_queue_memory(kUarPageBytes, &q->uar);
+    if (s != Status::ok) {
+        free_queue_memory(&q->mem);
+        return s;
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    Cq* c = cq_locked(cqn);
+    if (!c || qps_.size() >= (1u << 23)) {
+        free_queue_memory(&q->mem);
+        free_queue_memory(&q->uar);
+        return Status::invalid;
+    }
+    q->cq = c;
+    q->qpn = kQpnBase + static_cast<uint32_t>(qps_.size());
+    *qpn = q->qpn;
+    qps_.push_back(std::move(q));
+    return Status::ok;
+}
+
+SimNic::Qp* SimNic::qp_locked(uint32_t qpn) const {
+    if (qpn < kQpnBase || qpn - kQpnBase >= qps_.size()) return nullptr;
+    return qps_[qpn - kQpnBase].get();
+}
+
+SimNic::Cq* SimNic::cq_locked(uint32_t cqn) const {
+    if (cqn < kCqnBase || cqn - kCqnBase >= cqs_.size()) return nullptr;
+    return cqs_[cqn - kCqnBase].get();
+}
+
+SimQpView SimNic::qp_view(uint32_t qpn) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    SimQpView v;
+    const Qp* q = qp_locked(qpn);
+    if (!q) return v;
+    uint8_t* base = static_cast<uint8_t*>(q->mem.ptr);
+    v.sq = base;
+    v.log_bbs = q->log_bbs;
+    v.qpn = q->qpn;
+    v.dbrec = reinterpret_cast<volatile uint32_t*>(base + (std::size_t{mlx5::kSendWqeBB} << q->log_bbs));
+    v.doorbell = reinterpret_cast<volatile uint64_t*>(static_cast<uint8_t*>(q->uar.ptr) + kUarDoorbellOffset);
+    v.cqn = q->cq->cqn;
+    return v;
+}
+
+SimCqView SimNic::cq_view(uint32_t cqn) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    SimCqView v;
+    const Cq* c = cq_locked(cqn);
+    if (!c) return v;
+    v.buf = static_cast<uint8_t*>(c->mem.ptr);
+    v.log_size = c->log_size;
+    v.cqn = c->cqn;
+    v.dbrec = reinterpret_cast<volatile uint32_t*>(v.buf + (std::size_t{64} << c->log_size));
+    return v;
+}
+
+QpState SimNic::qp_state(uint32_t qpn) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    const Qp* q = qp_locked(qpn);
+    return q ? q->state : QpState::error;
+}
+
+std::string SimNic::qp_error(uint32_t qpn) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    const Qp* q = qp_locked(qpn);
+    return q ? q->error : "no such QP";
+}
+
+Status SimNic::reset_qp(uint32_t qpn) {
+    std::lock_guard<std::mutex> lk(mu_);
+    Qp* q = qp_locked(qpn);
+    if (!q) return Status::invalid;
+    q->state = QpState::rts;
+    q->error.clear();
+    q->ci = 0;
+    auto* dbrec = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(q->mem.ptr) +
+                                              (std::size_t{mlx5::kSendWqeBB} << q->log_bbs));
+    __atomic_store_n(&dbrec[mlx5::kSndDbr], 0u, __ATOMIC_RELEASE);
+    return Status::ok;
+}
+
+std::size_t SimNic::poll() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return poll_locked();
+}
+
+std::size_t SimNic::poll_locked() {
+    std::size_t work = 0;
+    for (auto& q : qps_) work += service(*q);
+    return work;
+}
+
+SimNicStats SimNic::stats() const {
+    SimNicStats s;
+    s.wqes = n_.wqes.load(std::memory_order_relaxed);
+    s.cqes = n_.cqes.load(std::memory_order_relaxed);
+    s.errors = n_.errors.load(std::memory_order_relaxed);
+    s.flushed = n_.flushed.load(std::memory_order_relaxed);
+    s.bytes = n_.bytes.load(std::memory_order_relaxed);
+    s.doorbells = n_.doorbells.load(std::memory_order_relaxed);
+    s.cq_full_stalls = n_.cq_full_stalls.load(std::memory_order_relaxed);
+    s.sleeps = n_.sleeps.load(std::memory_order_relaxed);
+    return s;
+}
+
+// ---- progress thread ---------------------------------------------------------------------------
+
+void SimNic::start() {
+    if (thread_.joinable()) return;
+    stop_.store(false, std::memory_order_release);
+    thread_ = std::thread([this] { run(); });
+}
+
+void SimNic::stop() {
+    if (!thread_.joinable()) return;
+    {
+        std::lock_guard<std::mutex> lk(wake_mu_);
+        stop_.store(true, std::memory_order_release);
+    }
+    wake_cv_.notify_all();
+    thread_.join();
+}
+
+void SimNic::kick() {
+    {
+        std::lock_guard<std::mutex> lk(wake_mu_);
+        kicked_ = true;
+    }
+    wake_cv_.notify_all();
+}
+
+// Busy-poll while there is work and for idle_spin_us after the last of it (yielding, so PEs
+// that share a core still run); then sleep, doubling from 1 us to max_sleep_us, until work,
+// kick() or stop().
+void SimNic::run() {
+    using clock = std::chrono::steady_clock;
+    bool idle = false;
+    clock::time_point idle_since;
+    uint32_t sleep_us = 1;
+    while (!stop_.load(std::memory_order_acquire)) {
+        if (poll() != 0) {
+            idle = false;
+            sleep_us = 1;
+            continue;
+        }
+        const clock::time_point now = clock::now();
+        if (!idle) {
+            idle = true;
+            idle_since = now;
+        }
+        if (now - idle_since < std::chrono::microseconds(opt_.idle_spin_us)) {
+            sched_yield();
+            continue;
+        }
+        std::unique_lock<std::mutex> lk(wake_mu_);
+        wake_cv_.wait_for(lk, std::chrono::microseconds(sleep_us),
+                          [this] { return kicked_ || stop_.load(std::memory_order_relaxed); });
+        if (kicked_) {
+            kicked_ = false;
+            idle = false;
+            sleep_us = 1;
+        } else {
+            n_.sleeps.fetch_add(1, std::memory_order_relaxed);
+            sleep_us = sleep_us * 2 > opt_.max_sleep_us ? opt_.max_sleep_us : sleep_us * 2;
+        }
+    }
+}
+
+}  // namespace kishmem::ibgda

@@ -1,0 +1,241 @@
+/* Declarations of the OpenSHMEM C API (included by shmem.h).  Every typed family is generated
+ * from the type table; each K_DECL_* macro below is one family. */
+#ifndef KISHMEM_SHMEM_DECL_H
+#define KISHMEM_SHMEM_DECL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- library setup, exit and query ----------------------------------------------------- */
+void shmem_init(void);
+int shmem_init_thread(int requested, int *provided);
+void shmem_query_thread(int *provided);
+int shmem_query_initialized(int *initialized);
+int shmem_query_finalized(int *finalized);
+void shmem_finalize(void);
+void shmem_global_exit(int status);
+int shmem_my_pe(void);
+int shmem_n_pes(void);
+int shmem_pe_accessible(int pe);
+int shmem_addr_accessible(const void *addr, int pe);
+void *shmem_ptr(const void *dest, int pe);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+void shmem_info_get_version(int *major, int *minor);
+void shmem_info_get_name(char *name);
+void start_pes(int npes);
+int _my_pe(void);
+int _num_pes(void);
+
+/* ---- memory management ----------------------------------------------------------------- */
+void *shmem_malloc(size_t size);
+void *shmem_malloc_with_hints(size_t size, long hints);
+void *shmem_calloc(size_t count, size_t size);
+void *shmem_align(size_t alignment, size_t size);
+void *shmem_realloc(void *ptr, size_t size);
+void shmem_free(void *ptr);
+void *shmalloc(size_t size);
+void *shmemalign(size_t alignment, size_t size);
+void *shrealloc(void *ptr, size_t size);
+void shfree(void *ptr);
+
+/* ---- teams and contexts ----------------------------------------------------------------- */
+int shmem_team_my_pe(shmem_team_t team);
+int shmem_team_n_pes(shmem_team_t team);
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config,
+                        long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team);
+void shmem_team_destroy(shmem_team_t team);
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+
+/* ---- RMA: every routine with and without a context ---------------------------------------- */
+#define K_DECL_CTX2(RET, NAME, ...) RET shmem_##NAME(__VA_ARGS__); RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
+#define K_DECL_RMA(T, N)                                                                          \
+    K_DECL_CTX2(void, N##_put, T *dest, const T *source, size_t nelems, int pe)                   \
+    K_DECL_CTX2(void, N##_get, T *dest, const T *source, size_t nelems, int pe)                   \
+    K_DECL_CTX2(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)               \
+    K_DECL_CTX2(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)               \
+    K_DECL_CTX2(void, N##_p, T *dest, T value, int pe)                                            \
+    K_DECL_CTX2(T, N##_g, const T *source, int pe)                                                \
+    K_DECL_CTX2(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    K_DECL_CTX2(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    K_DECL_CTX2(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    K_DECL_CTX2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    K_DECL_CTX2(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    K_DECL_CTX2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+KISHMEM_RMA_TYPES(K_DECL_RMA)
+
+#define K_DECL_RMA_SIZE(B)                                                                        \
+    K_DECL_CTX2(void, put##B, void *dest, const void *source, size_t nelems, int pe)              \
+    K_DECL_CTX2(void, get##B, void *dest, const void *source, size_t nelems, int pe)              \
+    K_DECL_CTX2(void, put##B##_nbi, void *dest, const void *source, size_t nelems, int pe)        \
+    K_DECL_CTX2(void, get##B##_nbi, void *dest, const void *source, size_t nelems, int pe)        \
+    K_DECL_CTX2(void, iput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    K_DECL_CTX2(void, iget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    K_DECL_CTX2(void, ibput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    K_DECL_CTX2(void, ibget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    K_DECL_CTX2(void, put##B##_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    K_DECL_CTX2(void, put##B##_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+KISHMEM_RMA_SIZES(K_DECL_RMA_SIZE)
+
+K_DECL_CTX2(void, putmem, void *dest, const void *source, size_t nelems, int pe)
+K_DECL_CTX2(void, getmem, void *dest, const void *source, size_t nelems, int pe)
+K_DECL_CTX2(void, putmem_nbi, void *dest, const void *source, size_t nelems, int pe)
+K_DECL_CTX2(void, getmem_nbi, void *dest, const void *source, size_t nelems, int pe)
+K_DECL_CTX2(void, putmem_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+K_DECL_CTX2(void, putmem_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+
+/* ---- signals ------------------------------------------------------------------------------- */
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+K_DECL_CTX2(void, signal_add, uint64_t *sig_addr, uint64_t signal, int pe)
+K_DECL_CTX2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
+
+/* ---- atomic memory operations ---------------------------------------------------------- */
+#define K_DECL_AMO_EXT(T, N)                                                                      \
+    K_DECL_CTX2(T, N##_atomic_fetch, const T *source, int pe)                                     \
+    K_DECL_CTX2(void, N##_atomic_set, T *dest, T value, int pe)                                   \
+    K_DECL_CTX2(T, N##_atomic_swap, T *dest, T value, int pe)                                     \
+    K_DECL_CTX2(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)                    \
+    K_DECL_CTX2(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
+#define K_DECL_AMO_STD(T, N)                                                                      \
+    K_DECL_AMO_EXT(T, N)                                                                          \
+    K_DECL_CTX2(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe)                     \
+    K_DECL_CTX2(T, N##_atomic_fetch_inc, T *dest, int pe)                                         \
+    K_DECL_CTX2(void, N##_atomic_inc, T *dest, int pe)                                            \
+    K_DECL_CTX2(T, N##_atomic_fetch_add, T *dest, T value, int pe)                                \
+    K_DECL_CTX2(void, N##_atomic_add, T *dest, T value, int pe)                                   \
+    K_DECL_CTX2(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe)    \
+    K_DECL_CTX2(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)                        \
+    K_DECL_CTX2(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
+#define K_DECL_AMO_BIT(T, N)                                                                      \
+    K_DECL_CTX2(T, N##_atomic_fetch_and, T *dest, T value, int pe)                                \
+    K_DECL_CTX2(void, N##_atomic_and, T *dest, T value, int pe)                                   \
+    K_DECL_CTX2(T, N##_atomic_fetch_or, T *dest, T value, int pe)                                 \
+    K_DECL_CTX2(void, N##_atomic_or, T *dest, T value, int pe)                                    \
+    K_DECL_CTX2(T, N##_atomic_fetch_xor, T *dest, T value, int pe)                                \
+    K_DECL_CTX2(void, N##_atomic_xor, T *dest, T value, int pe)                                   \
+    K_DECL_CTX2(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)               \
+    K_DECL_CTX2(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)                \
+    K_DECL_CTX2(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
+KISHMEM_AMO_STD_TYPES(K_DECL_AMO_STD)
+KISHMEM_AMO_EXT_ONLY_TYPES(K_DECL_AMO_EXT)
+KISHMEM_AMO_BIT_TYPES(K_DECL_AMO_BIT)
+
+/* Deprecated (OpenSHMEM 1.3) AMO names. */
+#define K_DECL_DEPR_AMO(T, N)                                                                     \
+    T shmem_##N##_fadd(T *dest, T value, int pe); T shmem_##N##_finc(T *dest, int pe);           \
+    void shmem_##N##_add(T *dest, T value, int pe); void shmem_##N##_inc(T *dest, int pe);        \
+    T shmem_##N##_cswap(T *dest, T cond, T value, int pe);
+#define K_DECL_DEPR_AMO_EXT(T, N)                                                                 \
+    T shmem_##N##_fetch(const T *source, int pe); void shmem_##N##_set(T *dest, T value, int pe); \
+    T shmem_##N##_swap(T *dest, T value, int pe);
+KISHMEM_DEPR_AMO_TYPES(K_DECL_DEPR_AMO)
+KISHMEM_DEPR_AMO_TYPES(K_DECL_DEPR_AMO_EXT)
+KISHMEM_DEPR_AMO_EXT_TYPES(K_DECL_DEPR_AMO_EXT)
+
+/* ---- memory ordering --------------------------------------------------------------------- */
+void shmem_fence(void);
+void shmem_quiet(void);
+void shmem_ctx_fence(shmem_ctx_t ctx);
+void shmem_ctx_quiet(shmem_ctx_t ctx);
+void shmem_pe_quiet(const int *target_pes, size_t npes);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+
+/* ---- collectives ------------------------------------------------------------------------- */
+void shmem_barrier_all(void);
+void shmem_sync_all(void);
+int shmem_team_sync(shmem_team_t team);
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+#define K_DECL_COLL(T, N)                                                                         \
+    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root); \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);          \
+    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems);         \
+    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems);         \
+    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+KISHMEM_RMA_TYPES(K_DECL_COLL)
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+
+#define K_DECL_COLL_AS(B)                                                                         \
+    void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync); \
+    void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync); \
+    void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync); \
+    void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync); \
+    void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+K_DECL_COLL_AS(32)
+K_DECL_COLL_AS(64)
+
+#define K_DECL_REDUCE(T, N, OP) int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define K_DECL_REDUCE_BIT(T, N) K_DECL_REDUCE(T, N, and) K_DECL_REDUCE(T, N, or) K_DECL_REDUCE(T, N, xor)
+#define K_DECL_REDUCE_MINMAX(T, N) K_DECL_REDUCE(T, N, max) K_DECL_REDUCE(T, N, min)
+#define K_DECL_REDUCE_ARITH(T, N)                                                                 \
+    K_DECL_REDUCE(T, N, sum) K_DECL_REDUCE(T, N, prod)                                            \
+    int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems);       \
+    int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems);
+KISHMEM_REDUCE_BIT_TYPES(K_DECL_REDUCE_BIT)
+KISHMEM_REDUCE_MINMAX_TYPES(K_DECL_REDUCE_MINMAX)
+KISHMEM_REDUCE_MINMAX_TYPES(K_DECL_REDUCE_ARITH)
+KISHMEM_REDUCE_COMPLEX_TYPES(K_DECL_REDUCE_ARITH)
+
+#define K_DECL_TOALL(T, N, OP)                                                                    \
+    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, int logPE_stride, int PE_size, T *pWrk, long *pSync);
+#define K_DECL_TOALL_BIT(T, N) K_DECL_TOALL(T, N, and) K_DECL_TOALL(T, N, or) K_DECL_TOALL(T, N, xor)
+#define K_DECL_TOALL_MINMAX(T, N) K_DECL_TOALL(T, N, max) K_DECL_TOALL(T, N, min)
+#define K_DECL_TOALL_ARITH(T, N) K_DECL_TOALL(T, N, sum) K_DECL_TOALL(T, N, prod)
+KISHMEM_TOALL_BIT_TYPES(K_DECL_TOALL_BIT)
+KISHMEM_TOALL_MINMAX_TYPES(K_DECL_TOALL_MINMAX)
+KISHMEM_TOALL_MINMAX_TYPES(K_DECL_TOALL_ARITH)
+KISHMEM_REDUCE_COMPLEX_TYPES(K_DECL_TOALL_ARITH)
+
+/* ---- point-to-point synchronization ------------------------------------------------------ */
+#define K_DECL_SYNC(T, N)                                                                         \
+    void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                                   \
+    void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
+    void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values); \
+    int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                                          \
+    int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);   \
+    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
+    int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);
+KISHMEM_SYNC_TYPES(K_DECL_SYNC)
+#define K_DECL_DEPR_WAIT(T, N)                                                                    \
+    void shmem_##N##_wait(T *ivar, T cmp_value);
+KISHMEM_DEPR_WAIT_TYPES(K_DECL_DEPR_WAIT)
+
+/* ---- distributed locks ------------------------------------------------------------------- */
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
+
+/* ---- cache management (deprecated; no effect on cache-coherent machines) ------------------ */
+void shmem_clear_cache_inv(void);
+void shmem_set_cache_inv(void);
+void shmem_clear_cache_line_inv(void *dest);
+void shmem_set_cache_line_inv(void *dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void *dest);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KISHMEM_SHMEM_DECL_H */

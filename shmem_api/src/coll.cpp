@@ -1,0 +1,203 @@
+// Collectives: team-based (1.5), scans (1.6), and the deprecated active-set forms.  Every typed
+// routine is one line over these templates; reductions fold with the operator types below.
+#include "check.h"
+#include "kishmem/log.h"
+
+namespace kishmem::api {
+
+struct OpAnd { template <class T> T operator()(T a, T b) const { return a & b; } };
+struct OpOr { template <class T> T operator()(T a, T b) const { return a | b; } };
+struct OpXor { template <class T> T operator()(T a, T b) const { return a ^ b; } };
+struct OpMax { template <class T> T operator()(T a, T b) const { return a > b ? a : b; } };
+struct OpMin { template <class T> T operator()(T a, T b) const { return a < b ? a : b; } };
+struct OpSum { template <class T> T operator()(T a, T b) const { return a + b; } };
+struct OpProd { template <class T> T operator()(T a, T b) const { return a * b; } };
+
+template <class T, class Op>
+void fold(void* acc, const void* src, std::size_t n) {
+    T* a = static_cast<T*>(acc);
+    const T* s = static_cast<const T*>(src);
+    for (std::size_t i = 0; i < n; ++i) a[i] = Op()(a[i], s[i]);
+}
+
+inline void check_buffers(const char* call, const void* dest, std::size_t dbytes, const void* src, std::size_t sbytes) {
+    if (!g_check) return;
+    if (dbytes && !rt::in_heap(dest, dbytes)) fail_sym(call, "dest", dest, dbytes);
+    if (sbytes && !rt::in_heap(src, sbytes)) fail_sym(call, "source", src, sbytes);
+}
+
+template <class T, class Op>
+int reduce(const char* call, shmem_team_t team, T* dest, const T* src, std::size_t n) {
+    kishmem_team* t = team_of(call, team);
+    check_buffers(call, dest, n * sizeof(T), src, n * sizeof(T));
+    rt::reduce(t, dest, src, n, sizeof(T), fold<T, Op>, call);
+    return 0;
+}
+
+template <class T>
+int scan(const char* call, shmem_team_t team, T* dest, const T* src, std::size_t n, bool inclusive) {
+    kishmem_team* t = team_of(call, team);
+    check_buffers(call, dest, n * sizeof(T), src, n * sizeof(T));
+    rt::scan(t, dest, src, n, sizeof(T), fold<T, OpSum>, inclusive, call);
+    return 0;
+}
+
+inline int broadcast(const char* call, shmem_team_t team, void* dest, const void* src, std::size_t bytes, int root) {
+    kishmem_team* t = team_of(call, team);
+    if (root < 0 || root >= t->size()) fail_pe(call, root, t->size());
+    check_buffers(call, dest, bytes, src, t->my_index == root ? bytes : 0);
+    rt::broadcast(t, dest, src, bytes, root, true, call);
+    return 0;
+}
+
+inline int fcollect(const char* call, shmem_team_t team, void* dest, const void* src, std::size_t bytes) {
+    kishmem_team* t = team_of(call, team);
+    check_buffers(call, dest, bytes * t->size(), src, bytes);
+    rt::fcollect(t, dest, src, bytes, call);
+    return 0;
+}
+
+inline int collect(const char* call, shmem_team_t team, void* dest, const void* src, std::size_t bytes) {
+    kishmem_team* t = team_of(call, team);
+    check_buffers(call, dest, 0, src, bytes);
+    rt::collect(t, dest, src, bytes, call);
+    return 0;
+}
+
+inline int alltoall(const char* call, shmem_team_t team, void* dest, const void* src, std::size_t bytes) {
+    kishmem_team* t = team_of(call, team);
+    check_buffers(call, dest, bytes * t->size(), src, bytes * t->size());
+    rt::alltoall(t, dest, src, bytes, call);
+    return 0;
+}
+
+inline int alltoalls(const char* call, shmem_team_t team, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
+                     std::size_t n, std::size_t elem) {
+    kishmem_team* t = team_of(call, team);
+    if (dst < 1 || sst < 1) fail_arg(call, dst < 1 ? "stride dst" : "stride sst", dst < 1 ? dst : sst);
+    std::size_t total = n * t->size();
+    if (total) check_buffers(call, dest, ((total - 1) * dst + 1) * elem, src, ((total - 1) * sst + 1) * elem);
+    rt::alltoalls(t, dest, src, dst, sst, n, elem, call);
+    return 0;
+}
+
+// Active sets: the set's members as a team-like group whose barrier lives in pSync.
+inline kishmem_team* set_of(const char* call, int start, int log_stride, int size, long* psync) {
+    check_sym(call, "pSync", psync, SHMEM_SYNC_SIZE * sizeof(long));
+    return rt::active_set(start, log_stride, size, psync, call);
+}
+
+template <class T, class Op>
+void to_all(const char* call, T* dest, const T* src, int n, int start, int log_stride, int size, long* psync) {
+    kishmem_team* t = set_of(call, start, log_stride, size, psync);
+    if (n < 0) fail_arg(call, "nreduce", n);
+    check_buffers(call, dest, n * sizeof(T), src, n * sizeof(T));
+    rt::reduce(t, dest, src, static_cast<std::size_t>(n), sizeof(T), fold<T, Op>, call);
+}
+
+}  // namespace kishmem::api
+
+using namespace kishmem;
+using namespace kishmem::api;
+
+extern "C" {
+
+#define DEFINE_COLL(T, N)                                                                                         \
+    int shmem_##N##_broadcast(shmem_team_t t, T* d, const T* s, size_t n, int root) {                            \
+        return broadcast("shmem_" #N "_broadcast", t, d, s, n * sizeof(T), root);                                 \
+    }                                                                                                             \
+    int shmem_##N##_collect(shmem_team_t t, T* d, const T* s, size_t n) {                                        \
+        return collect("shmem_" #N "_collect", t, d, s, n * sizeof(T));                                           \
+    }                                                                                                             \
+    int shmem_##N##_fcollect(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
+        return fcollect("shmem_" #N "_fcollect", t, d, s, n * sizeof(T));                                         \
+    }                                                                                                             \
+    int shmem_##N##_alltoall(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
+        return alltoall("shmem_" #N "_alltoall", t, d, s, n * sizeof(T));                                         \
+    }                                                                                                             \
+    int shmem_##N##_alltoalls(shmem_team_t t, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {        \
+        return alltoalls("shmem_" #N "_alltoalls", t, d, s, dst, sst, n, sizeof(T));                              \
+    }
+KISHMEM_RMA_TYPES(DEFINE_COLL)
+
+int shmem_broadcastmem(shmem_team_t t, void* d, const void* s, size_t n, int root) {
+    return broadcast("shmem_broadcastmem", t, d, s, n, root);
+}
+int shmem_collectmem(shmem_team_t t, void* d, const void* s, size_t n) { return collect("shmem_collectmem", t, d, s, n); }
+int shmem_fcollectmem(shmem_team_t t, void* d, const void* s, size_t n) { return fcollect("shmem_fcollectmem", t, d, s, n); }
+int shmem_alltoallmem(shmem_team_t t, void* d, const void* s, size_t n) { return alltoall("shmem_alltoallmem", t, d, s, n); }
+int shmem_alltoallsmem(shmem_team_t t, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {
+    return alltoalls("shmem_alltoallsmem", t, d, s, dst, sst, n, 1);
+}
+
+#define DEFINE_REDUCE(T, N, OP, OPT)                                                                              \
+    int shmem_##N##_##OP##_reduce(shmem_team_t t, T* d, const T* s, size_t n) {                                  \
+        return reduce<T, OPT>("shmem_" #N "_" #OP "_reduce", t, d, s, n);                                         \
+    }
+#define DEFINE_REDUCE_BIT(T, N) DEFINE_REDUCE(T, N, and, OpAnd) DEFINE_REDUCE(T, N, or, OpOr) DEFINE_REDUCE(T, N, xor, OpXor)
+#define DEFINE_REDUCE_MINMAX(T, N) DEFINE_REDUCE(T, N, max, OpMax) DEFINE_REDUCE(T, N, min, OpMin)
+#define DEFINE_REDUCE_ARITH(T, N)                                                                                 \
+    DEFINE_REDUCE(T, N, sum, OpSum) DEFINE_REDUCE(T, N, prod, OpProd)                                             \
+    int shmem_##N##_sum_inscan(shmem_team_t t, T* d, const T* s, size_t n) {                                     \
+        return scan<T>("shmem_" #N "_sum_inscan", t, d, s, n, true);                                              \
+    }                                                                                                             \
+    int shmem_##N##_sum_exscan(shmem_team_t t, T* d, const T* s, size_t n) {                                     \
+        return scan<T>("shmem_" #N "_sum_exscan", t, d, s, n, false);                                             \
+    }
+KISHMEM_REDUCE_BIT_TYPES(DEFINE_REDUCE_BIT)
+KISHMEM_REDUCE_MINMAX_TYPES(DEFINE_REDUCE_MINMAX)
+KISHMEM_REDUCE_MINMAX_TYPES(DEFINE_REDUCE_ARITH)
+KISHMEM_REDUCE_COMPLEX_TYPES(DEFINE_REDUCE_ARITH)
+
+#define DEFINE_TOALL(T, N, OP, OPT)                                                                               \
+    void shmem_##N##_##OP##_to_all(T* d, const T* s, int n, int start, int ls, int size, T*, long* psync) {      \
+        to_all<T, OPT>("shmem_" #N "_" #OP "_to_all", d, s, n, start, ls, size, psync);                           \
+    }
+#define DEFINE_TOALL_BIT(T, N) DEFINE_TOALL(T, N, and, OpAnd) DEFINE_TOALL(T, N, or, OpOr) DEFINE_TOALL(T, N, xor, OpXor)
+#define DEFINE_TOALL_MINMAX(T, N) DEFINE_TOALL(T, N, max, OpMax) DEFINE_TOALL(T, N, min, OpMin)
+#define DEFINE_TOALL_ARITH(T, N) DEFINE_TOALL(T, N, sum, OpSum) DEFINE_TOALL(T, N, prod, OpProd)
+KISHMEM_TOALL_BIT_TYPES(DEFINE_TOALL_BIT)
+KISHMEM_TOALL_MINMAX_TYPES(DEFINE_TOALL_MINMAX)
+KISHMEM_TOALL_MINMAX_TYPES(DEFINE_TOALL_ARITH)
+KISHMEM_REDUCE_COMPLEX_TYPES(DEFINE_TOALL_ARITH)
+
+void shmem_barrier(int start, int ls, int size, long* psync) {
+    const char* call = "shmem_barrier";
+    kishmem_team* t = set_of(call, start, ls, size, psync);
+    rt::active_set_barrier(t, psync, call);
+}
+
+void shmem_sync(int start, int ls, int size, long* psync) {
+    const char* call = "shmem_sync";
+    kishmem_team* t = set_of(call, start, ls, size, psync);
+    rt::active_set_barrier(t, psync, call);
+}
+
+#define DEFINE_COLL_AS(B)                                                                                         \
+    void shmem_broadcast##B(void* d, const void* s, size_t n, int root, int start, int ls, int size, long* ps) {  \
+        const char* call = "shmem_broadcast" #B;                                                                  \
+        kishmem_team* t = set_of(call, start, ls, size, ps);                                                      \
+        if (root < 0 || root >= size) fail_pe(call, root, size);                                                  \
+        rt::broadcast(t, d, s, n * (B / 8), root, false, call);                                                   \
+    }                                                                                                             \
+    void shmem_collect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {              \
+        const char* call = "shmem_collect" #B;                                                                    \
+        rt::collect(set_of(call, start, ls, size, ps), d, s, n * (B / 8), call);                                  \
+    }                                                                                                             \
+    void shmem_fcollect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {             \
+        const char* call = "shmem_fcollect" #B;                                                                   \
+        rt::fcollect(set_of(call, start, ls, size, ps), d, s, n * (B / 8), call);                                 \
+    }                                                                                                             \
+    void shmem_alltoall##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {             \
+        const char* call = "shmem_alltoall" #B;                                                                   \
+        rt::alltoall(set_of(call, start, ls, size, ps), d, s, n * (B / 8), call);                                 \
+    }                                                                                                             \
+    void shmem_alltoalls##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int start, int ls,    \
+                            int size, long* ps) {                                                                 \
+        const char* call = "shmem_alltoalls" #B;                                                                  \
+        rt::alltoalls(set_of(call, start, ls, size, ps), d, s, dst, sst, n, B / 8, call);                         \
+    }
+DEFINE_COLL_AS(32)
+DEFINE_COLL_AS(64)
+
+}  // extern "C"

@@ -1,0 +1,144 @@
+// Teams and contexts.
+#include <vector>
+
+#include "check.h"
+#include "kishmem/log.h"
+
+using namespace kishmem;
+using namespace kishmem::api;
+
+namespace {
+
+int config_contexts(const shmem_team_config_t* config, long mask) {
+    return (config && (mask & SHMEM_TEAM_NUM_CONTEXTS)) ? config->num_contexts : 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+int shmem_team_my_pe(shmem_team_t team) {
+    check_init("shmem_team_my_pe");
+    return rt::team_valid(team) ? team->my_index : -1;
+}
+
+int shmem_team_n_pes(shmem_team_t team) {
+    check_init("shmem_team_n_pes");
+    return rt::team_valid(team) ? team->size() : -1;
+}
+
+int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t* config) {
+    check_init("shmem_team_get_config");
+    if (!rt::team_valid(team) || !config) return -1;
+    if (mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = team->num_contexts;
+    return 0;
+}
+
+int shmem_team_translate_pe(shmem_team_t src, int src_pe, shmem_team_t dest) {
+    check_init("shmem_team_translate_pe");
+    if (!rt::team_valid(src) || !rt::team_valid(dest) || src_pe < 0 || src_pe >= src->size()) return -1;
+    return dest->index_of[src->members[src_pe]];
+}
+
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t* config,
+                             long mask, shmem_team_t* new_team) {
+    const char* call = "shmem_team_split_strided";
+    kishmem_team* p = team_of(call, parent);
+    *new_team = SHMEM_TEAM_INVALID;
+    // Every index start + i*stride must name a parent PE; stride 0 only with size 1.
+    long last = static_cast<long>(start) + static_cast<long>(size - 1) * stride;
+    if (size < 1 || start < 0 || start >= p->size() || last < 0 || last >= p->size() || (stride == 0 && size > 1)) {
+        warn(call, "start %d, stride %d, size %d do not describe PEs of a parent team of %d PEs", start, stride, size,
+             p->size());
+        // Still take part in the parent's agreement so that the others do not wait forever.
+        rt::team_from_list(p, {}, 0, call);
+        return -1;
+    }
+    *new_team = rt::team_split_strided(p, start, stride, size, config_contexts(config, mask), call);
+    return 0;
+}
+
+int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t* xconf, long xmask,
+                        shmem_team_t* xteam, const shmem_team_config_t* yconf, long ymask, shmem_team_t* yteam) {
+    const char* call = "shmem_team_split_2d";
+    kishmem_team* p = team_of(call, parent);
+    *xteam = *yteam = SHMEM_TEAM_INVALID;
+    const int n = p->size();
+    if (xrange < 1) {
+        warn(call, "xrange %d must be at least 1", xrange);
+        return -1;
+    }
+    if (xrange > n) xrange = n;
+    const int me = p->my_index, row = me / xrange, col = me % xrange;
+    const int rows = (n + xrange - 1) / xrange;
+    // Every PE makes every row team and every column team in the same order, so the parent's
+    // agreements pair up; each PE keeps the ones it belongs to.
+    for (int r = 0; r < rows; ++r) {
+        std::vector<int> idx;
+        for (int c = 0; c < xrange && r * xrange + c < n; ++c) idx.push_back(r * xrange + c);
+        kishmem_team* t = rt::team_from_list(p, idx, config_contexts(xconf, xmask), call);
+        if (r == row) *xteam = t;
+    }
+    for (int c = 0; c < xrange; ++c) {
+        std::vector<int> idx;
+        for (int r = 0; r < rows && r * xrange + c < n; ++r) idx.push_back(r * xrange + c);
+        kishmem_team* t = rt::team_from_list(p, idx, config_contexts(yconf, ymask), call);
+        if (c == col) *yteam = t;
+    }
+    return (*xteam && *yteam) ? 0 : -1;
+}
+
+void shmem_team_destroy(shmem_team_t team) {
+    const char* call = "shmem_team_destroy";
+    check_init(call);
+    if (team == SHMEM_TEAM_INVALID) return;
+    kishmem_team* t = team_of(call, team);
+    if (t->predefined) fatal(call, "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
+    rt::team_destroy(t);
+}
+
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
+    const char* call = "shmem_team_create_ctx";
+    check_init(call);
+    if (!ctx) return -1;
+    *ctx = SHMEM_CTX_INVALID;
+    if (!rt::team_valid(team)) return -1;
+    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)) {
+        warn(call, "unknown context options %#lx", options);
+        return -1;
+    }
+    *ctx = rt::ctx_create(team, options);
+    return 0;
+}
+
+int shmem_ctx_create(long options, shmem_ctx_t* ctx) {
+    return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+}
+
+void shmem_ctx_destroy(shmem_ctx_t ctx) {
+    const char* call = "shmem_ctx_destroy";
+    check_init(call);
+    if (ctx == SHMEM_CTX_INVALID) return;
+    if (ctx == SHMEM_CTX_DEFAULT) fatal(call, "SHMEM_CTX_DEFAULT cannot be destroyed");
+    if (!rt::ctx_valid(ctx)) fail_ctx(call, ctx);
+    rt::ctx_destroy(ctx);
+}
+
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
+    check_init("shmem_ctx_get_team");
+    if (!team) return -1;
+    if (!rt::ctx_valid(ctx)) {
+        *team = SHMEM_TEAM_INVALID;
+        return -1;
+    }
+    *team = ctx->team;
+    return 0;
+}
+
+void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe) {
+    check_init("shmem_team_ptr");
+    if (!rt::team_valid(team) || pe < 0 || pe >= team->size() || !rt::in_heap(dest, 1)) return nullptr;
+    return rt::ptr(dest, team->members[pe]);
+}
+
+}  // extern "C"

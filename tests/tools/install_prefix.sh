@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/tools/install_prefix.sh BUILD_DIR PREFIX SOURCE_DIR
+# `cmake --install BUILD_DIR --prefix PREFIX` into a fresh PREFIX (inside BUILD_DIR), then checks
+# the tree: every file is there, the installed programs find the installed library, and no
+# installed text file points back into the build or source tree.
+set -euo pipefail
+build=$1 prefix=$2 src=$3
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# loads EXE LIBDIR: true when EXE, started now, would load LIBDIR/libkishmem.so.0.
+loads() {
+  local got
+  got=$(ldd "$1" | awk '$1 == "libkishmem.so.0" { print $3 }')
+  [[ -n $got && $(readlink -f "$got") == "$(readlink -f "$2/libkishmem.so.0")" ]]
+}
+
+case $prefix in
+  "$build"/?*) ;;
+  *) fail "refusing to replace $prefix: it must lie inside the build directory $build" ;;
+esac
+rm -rf "$prefix"
+cmake --install "$build" --prefix "$prefix"
+
+libso=$(find "$prefix" -name libkishmem.so -print -quit)
+[[ -n $libso ]] || fail "no libkishmem.so under $prefix"
+libdir=${libso%/*}
+for f in bin/kishmemcc bin/kishmemc++ bin/kishmemrun bin/kishmem-info include/shmem.h \
+         include/kishmem/config.h include/kishmem/shmem_types.h; do
+  [[ -e $prefix/$f ]] || fail "$prefix/$f is missing"
+done
+for f in libkishmem.so.0 cmake/kishmem/kishmemConfig.cmake cmake/kishmem/kishmemConfigVersion.cmake \
+         cmake/kishmem/kishmemTargets.cmake pkgconfig/kishmem.pc; do
+  [[ -e $libdir/$f ]] || fail "$libdir/$f is missing"
+done
+for f in bin/kishmemcc bin/kishmemc++ bin/kishmemrun bin/kishmem-info; do
+  [[ -x $prefix/$f ]] || fail "$prefix/$f is not executable"
+done
+
+# Installed text files must not name the build or source tree (the prefix itself lies in the
+# build tree here: its own path is allowed).
+leaks=$(grep -rI -e "$build" -e "$src" "$prefix" | while IFS= read -r line; do
+          rest=${line//"$prefix"/}
+          if [[ $rest == *"$build"* || $rest == *"$src"* ]]; then echo "$line"; fi
+        done)
+[[ -z $leaks ]] || fail "installed files refer to the build or source tree: $leaks"
+grep -q "^prefix=$prefix\$" "$libdir/pkgconfig/kishmem.pc" ||
+  fail "kishmem.pc does not name the install prefix: $(head -3 "$libdir/pkgconfig/kishmem.pc")"
+# ... nor do the run paths of the installed binaries.
+for f in "$prefix/bin/kishmem-info" "$libso"; do
+  rp=$(readelf -d "$f" | grep -E 'RPATH|RUNPATH' || true)
+  [[ $rp != *"$build"* ]] || fail "$f has a run path into the build tree: $rp"
+done
+
+# kishmem-info runs from the prefix with the installed library (no LD_LIBRARY_PATH).
+unset LD_LIBRARY_PATH
+loads "$prefix/bin/kishmem-info" "$libdir" ||
+  fail "kishmem-info does not load $libdir/libkishmem.so.0: $(ldd "$prefix/bin/kishmem-info")"
+"$prefix/bin/kishmem-info" >/dev/null || fail "the installed kishmem-info failed"
+echo "installed into $prefix:"
+(cd "$prefix" && find . -type f -o -type l | LC_ALL=C sort)
+echo "PASS install"
