@@ -70,7 +70,14 @@ std::vector<bool> find_local(const Bootstrap& b, const std::vector<std::string>&
 
 namespace kishmem::rt {
 
-int init(int requested) {
+int init(int requested) { return init_with_bootstrap(nullptr, requested); }
+
+}  // namespace kishmem::rt
+
+namespace kishmem {
+
+int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
+    using namespace rt;
     State& s = state();
     if (s.initialized) return s.thread_level;
     if (s.finalized) fatal("shmem_init", "called after shmem_finalize; OpenSHMEM allows one init per program");
@@ -87,7 +94,7 @@ int init(int requested) {
     s.hang_abort = env::hang_abort();
     s.thread_level = requested < 0 ? 0 : (requested > 3 ? 3 : requested);
 
-    s.boot = bootstrap_open();
+    s.boot = given ? std::move(given) : bootstrap_open();
     s.pe = s.boot->rank();
     s.npes = s.boot->size();
     log_set_pe(s.pe);
@@ -190,6 +197,10 @@ int init(int requested) {
     debug("init done: %d local PEs, %s", nlocal, need_ucx ? "UCX for off-host peers" : "load/store only");
     return s.thread_level;
 }
+
+}  // namespace kishmem
+
+namespace kishmem::rt {
 
 void finalize() {
     State& s = state();

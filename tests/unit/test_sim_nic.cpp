@@ -134,7 +134,7 @@ struct Poller {
     }
 };
 
-class SimNicTest : public ::testing::Test {
+class sim_nic : public ::testing::Test {
 protected:
     void SetUp() override { build(6, 6); }
     void build(uint32_t log_bbs, uint32_t log_cq, int target = 1) {
@@ -179,7 +179,7 @@ protected:
     Poller cq;
 };
 
-TEST_F(SimNicTest, WriteFromDataSegment) {
+TEST_F(sim_nic, WriteFromDataSegment) {
     for (int i = 0; i < 300; ++i) local[i] = static_cast<uint8_t>(i * 7 + 1);
     const uint16_t idx = post.write(rref(1000), lref(0), 300);
     auto c = run();
@@ -193,7 +193,7 @@ TEST_F(SimNicTest, WriteFromDataSegment) {
     EXPECT_EQ(nic->qp_state(qpn), QpState::rts);
 }
 
-TEST_F(SimNicTest, WriteImmAndGatherList) {
+TEST_F(sim_nic, WriteImmAndGatherList) {
     for (int i = 0; i < 64; ++i) local[i] = static_cast<uint8_t>(0xa0 + i);
     const uint16_t a = post.write_imm(rref(64), lref(0), 16, 0xdeadbeef);
     // A gather list of three pieces, assembled by hand: ctrl | raddr | data x 3 (ds 5, 2 BBs).
@@ -214,7 +214,7 @@ TEST_F(SimNicTest, WriteImmAndGatherList) {
     EXPECT_EQ(std::memcmp(&heap.mem[1][524], &local[20], 2), 0);
 }
 
-TEST_F(SimNicTest, InlineWriteSpanningRingEnd) {
+TEST_F(sim_nic, InlineWriteSpanningRingEnd) {
     build(3, 4);  // 8 BBs
     for (int i = 0; i < 6; ++i) post.nop(false);
     EXPECT_TRUE(run().empty());  // consumed: the ring's 8 BBs are free again
@@ -231,7 +231,7 @@ TEST_F(SimNicTest, InlineWriteSpanningRingEnd) {
     EXPECT_EQ(heap.u64(1, 8192), v);
 }
 
-TEST_F(SimNicTest, ReadLandsInLocalBuffer) {
+TEST_F(sim_nic, ReadLandsInLocalBuffer) {
     for (int i = 0; i < 1000; ++i) heap.mem[1][3000 + i] = static_cast<uint8_t>(i ^ 0x5a);
     const uint16_t idx = post.read(rref(3000), lref(100), 1000);
     auto c = run();
@@ -242,7 +242,7 @@ TEST_F(SimNicTest, ReadLandsInLocalBuffer) {
     EXPECT_EQ(local[1100], 0);
 }
 
-TEST_F(SimNicTest, AtomicsReturnOldValues) {
+TEST_F(sim_nic, AtomicsReturnOldValues) {
     uint64_t init = 40;
     std::memcpy(&heap.mem[1][256], &init, 8);
     const uint16_t a = post.fetch_add(rref(256), lref(0), 2);
@@ -263,7 +263,7 @@ TEST_F(SimNicTest, AtomicsReturnOldValues) {
     EXPECT_EQ(heap.u64(1, 256), 1234u);
 }
 
-TEST_F(SimNicTest, NopAndUnsignaledWqes) {
+TEST_F(sim_nic, NopAndUnsignaledWqes) {
     local[0] = 9;
     for (int i = 0; i < 5; ++i) post.write(rref(8 * i), lref(0), 1, false);
     auto c = run();
@@ -277,7 +277,7 @@ TEST_F(SimNicTest, NopAndUnsignaledWqes) {
     EXPECT_EQ(nic->stats().wqes, 6u);
 }
 
-TEST_F(SimNicTest, CompleteWithoutDataMovesNothing) {
+TEST_F(sim_nic, CompleteWithoutDataMovesNothing) {
     nic->set_complete_without_data(true);
     local[0] = 1;
     post.write(rref(0), lref(0), 8);
@@ -290,7 +290,7 @@ TEST_F(SimNicTest, CompleteWithoutDataMovesNothing) {
     EXPECT_EQ(heap.u64(1, 64), 0u);
 }
 
-TEST_F(SimNicTest, ZeroLengthTransfersCheckNoKey) {
+TEST_F(sim_nic, ZeroLengthTransfersCheckNoKey) {
     post.write(m::RemoteRef{12345, 0xbad}, lref(0), 0);
     post.read(m::RemoteRef{0, 0}, lref(0), 0);
     auto c = run();
@@ -306,10 +306,10 @@ struct BadCase {
     uint8_t syndrome;
     uint8_t wqe_opcode;
     // Posts the bad WQE through the fixture (may write raw bytes).
-    void (*post)(SimNicTest* t);
+    void (*post)(sim_nic* t);
 };
 
-class SimNicErrorTest : public SimNicTest, public ::testing::WithParamInterface<BadCase> {
+class sim_nic_errors : public sim_nic, public ::testing::WithParamInterface<BadCase> {
 public:
     Poster& P() { return post; }
     m::RemoteRef R(std::size_t off) const { return rref(off); }
@@ -321,90 +321,90 @@ public:
     uint32_t qp() const { return qpn; }
 };
 
-#define FX static_cast<SimNicErrorTest*>(t)
+#define FX static_cast<sim_nic_errors*>(t)
 
 const BadCase kBadCases[] = {
     {"bad_rkey", m::kSyndRemoteAccessErr, m::kOpRdmaWrite,
-     [](SimNicTest* t) { FX->P().write(m::RemoteRef{FX->R(0).addr, FX->rkey() ^ 0x100}, FX->L(0), 8); }},
+     [](sim_nic* t) { FX->P().write(m::RemoteRef{FX->R(0).addr, FX->rkey() ^ 0x100}, FX->L(0), 8); }},
     {"rkey_of_another_pe", m::kSyndRemoteAccessErr, m::kOpRdmaRead,
-     [](SimNicTest* t) { FX->P().read(m::RemoteRef{FX->R(0).addr, FX->rkey_of(0)}, FX->L(0), 8); }},
+     [](sim_nic* t) { FX->P().read(m::RemoteRef{FX->R(0).addr, FX->rkey_of(0)}, FX->L(0), 8); }},
     {"raddr_past_heap_end", m::kSyndRemoteAccessErr, m::kOpRdmaWrite,
-     [](SimNicTest* t) { FX->P().write(FX->R(kHeapBytes - 4), FX->L(0), 8); }},
+     [](sim_nic* t) { FX->P().write(FX->R(kHeapBytes - 4), FX->L(0), 8); }},
     {"raddr_before_heap", m::kSyndRemoteAccessErr, m::kOpRdmaRead,
-     [](SimNicTest* t) { FX->P().read(m::RemoteRef{FX->base() - 8, FX->rkey()}, FX->L(0), 8); }},
+     [](sim_nic* t) { FX->P().read(m::RemoteRef{FX->base() - 8, FX->rkey()}, FX->L(0), 8); }},
     {"atomic_out_of_range", m::kSyndRemoteAccessErr, m::kOpAtomicFa,
-     [](SimNicTest* t) { FX->P().fetch_add(FX->R(kHeapBytes), FX->L(0), 1); }},
+     [](sim_nic* t) { FX->P().fetch_add(FX->R(kHeapBytes), FX->L(0), 1); }},
     {"atomic_misaligned", m::kSyndRemoteInvalReqErr, m::kOpAtomicCs,
-     [](SimNicTest* t) { FX->P().cswap(FX->R(12), FX->L(0), 0, 1); }},
+     [](sim_nic* t) { FX->P().cswap(FX->R(12), FX->L(0), 0, 1); }},
     {"bad_lkey", m::kSyndLocalProtErr, m::kOpRdmaWrite,
-     [](SimNicTest* t) { FX->P().write(FX->R(0), m::LocalRef{FX->L(0).addr, FX->lkey() + 0x100}, 8); }},
+     [](sim_nic* t) { FX->P().write(FX->R(0), m::LocalRef{FX->L(0).addr, FX->lkey() + 0x100}, 8); }},
     {"local_range_outside_region", m::kSyndLocalProtErr, m::kOpRdmaRead,
-     [](SimNicTest* t) { FX->P().read(FX->R(0), FX->L((1 << 14) - 4), 8); }},
+     [](sim_nic* t) { FX->P().read(FX->R(0), FX->L((1 << 14) - 4), 8); }},
     {"atomic_result_bad_lkey", m::kSyndLocalProtErr, m::kOpAtomicFa,
-     [](SimNicTest* t) { FX->P().fetch_add(FX->R(0), m::LocalRef{FX->L(0).addr, 7}, 1); }},
+     [](sim_nic* t) { FX->P().fetch_add(FX->R(0), m::LocalRef{FX->L(0).addr, 7}, 1); }},
     {"opcode_send", m::kSyndLocalQpOpErr, m::kOpSend,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          m::write_ctrl_seg(FX->P().slot(), m::kOpSend, static_cast<uint16_t>(FX->P().sq.pi), FX->qp(), 1,
                            m::kCtrlCqUpdate);
          FX->P().advance(1);
      }},
     {"opcode_undefined", m::kSyndLocalQpOpErr, 0x1f,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          m::write_ctrl_seg(FX->P().slot(), 0x1f, static_cast<uint16_t>(FX->P().sq.pi), FX->qp(), 1, 0);
          FX->P().advance(1);
      }},
     {"masked_atomic_opmod", m::kSyndLocalQpOpErr, m::kOpAtomicMaskedFa,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          m::write_ctrl_seg(FX->P().slot(), m::kOpAtomicMaskedFa, static_cast<uint16_t>(FX->P().sq.pi), FX->qp(), 4, 0,
                            0, 3);
          FX->P().advance(1);
      }},
     {"ds_zero", m::kSyndLocalQpOpErr, m::kOpRdmaWrite,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          m::write_ctrl_seg(FX->P().slot(), m::kOpRdmaWrite, static_cast<uint16_t>(FX->P().sq.pi), FX->qp(), 0,
                            m::kCtrlCqUpdate);
          FX->P().advance(1);
      }},
     {"ds_over_63", m::kSyndLocalQpOpErr, m::kOpNop,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          m::write_ctrl_seg(FX->P().slot(), m::kOpNop, static_cast<uint16_t>(FX->P().sq.pi), FX->qp(), 64, 0);
          FX->P().advance(1);
      }},
     {"atomic_ds_3", m::kSyndLocalQpOpErr, m::kOpAtomicFa,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          FX->P().fetch_add(FX->R(0), FX->L(0), 1);
          m::write_ctrl_seg(FX->P().last_ctrl, m::kOpAtomicFa, static_cast<uint16_t>(FX->P().sq.pi - 1), FX->qp(), 3, 0);
      }},
     {"atomic_result_not_8_bytes", m::kSyndLocalQpOpErr, m::kOpAtomicCs,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          FX->P().cswap(FX->R(0), FX->L(0), 1, 2);
          m::write_data_seg(static_cast<uint8_t*>(FX->P().last_ctrl) + 48, FX->L(0).addr, FX->lkey(), 4);
      }},
     {"read_with_inline_data", m::kSyndLocalQpOpErr, m::kOpRdmaRead,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          uint32_t x = 5;
          FX->P().write_inline(FX->R(0), &x, 4);
          m::write_ctrl_seg(FX->P().last_ctrl, m::kOpRdmaRead, static_cast<uint16_t>(FX->P().sq.pi - 1), FX->qp(), 3, 0);
      }},
     {"inline_length_disagrees_with_ds", m::kSyndLocalQpOpErr, m::kOpRdmaWrite,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          uint8_t x[40] = {};
          FX->P().write_inline(FX->R(0), x, 40);  // ds 5, 2 BBs; ds 6 keeps 2 BBs, one unit too many
          m::write_ctrl_seg(FX->P().last_ctrl, m::kOpRdmaWrite, static_cast<uint16_t>(FX->P().sq.pi - 2), FX->qp(), 6,
                            0);
      }},
     {"wrong_wqe_index", m::kSyndLocalQpOpErr, m::kOpNop,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          m::write_ctrl_seg(FX->P().slot(), m::kOpNop, static_cast<uint16_t>(FX->P().sq.pi + 7), FX->qp(), 1, 0);
          FX->P().advance(1);
      }},
     {"wrong_qpn", m::kSyndLocalQpOpErr, m::kOpNop,
-     [](SimNicTest* t) {
+     [](sim_nic* t) {
          m::write_ctrl_seg(FX->P().slot(), m::kOpNop, static_cast<uint16_t>(FX->P().sq.pi), FX->qp() + 1, 1, 0);
          FX->P().advance(1);
      }},
     {"gather_over_2GiB", m::kSyndLocalLengthErr, m::kOpRdmaWrite,
-     [](SimNicTest* t) {  // two byte_count-0 segments: 2 x 2^31 bytes
+     [](sim_nic* t) {  // two byte_count-0 segments: 2 x 2^31 bytes
          uint8_t* w = static_cast<uint8_t*>(FX->P().slot());
          m::write_ctrl_seg(w, m::kOpRdmaWrite, static_cast<uint16_t>(FX->P().sq.pi), FX->qp(), 4, 0);
          m::write_raddr_seg(w + 16, FX->R(0).addr, FX->rkey());
@@ -414,7 +414,7 @@ const BadCase kBadCases[] = {
      }},
 };
 
-TEST_P(SimNicErrorTest, ErrorCqeThenFlush) {
+TEST_P(sim_nic_errors, ErrorCqeThenFlush) {
     const BadCase& bc = GetParam();
     for (int i = 0; i < 16; ++i) local[i] = static_cast<uint8_t>(0x70 + i);
     const uint16_t ok0 = post.write(rref(2048), lref(0), 16, false);  // before: executes, no CQE
@@ -462,10 +462,10 @@ TEST_P(SimNicErrorTest, ErrorCqeThenFlush) {
     EXPECT_EQ(std::memcmp(&heap.mem[1][4096], local.data(), 16), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, SimNicErrorTest, ::testing::ValuesIn(kBadCases),
+INSTANTIATE_TEST_SUITE_P(Cases, sim_nic_errors, ::testing::ValuesIn(kBadCases),
                          [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
 
-TEST_F(SimNicTest, WqeLongerThanWhatIsPostedIsAnError) {
+TEST_F(sim_nic, WqeLongerThanWhatIsPostedIsAnError) {
     post.write(rref(0), lref(0), 8);
     const uint16_t bad = post.write(rref(0), lref(0), 8);
     // Claims 3 BBs while the doorbell record posts only its first.
@@ -483,7 +483,7 @@ TEST_F(SimNicTest, WqeLongerThanWhatIsPostedIsAnError) {
     EXPECT_EQ(c[0].wqe_counter, next);
 }
 
-TEST_F(SimNicTest, ProducerIndexBeyondRingIsAnError) {
+TEST_F(sim_nic, ProducerIndexBeyondRingIsAnError) {
     m::update_sq_dbrec(post.v.dbrec, 1000);  // a 64-BB ring
     while (nic->poll() != 0) {
     }
@@ -496,7 +496,7 @@ TEST_F(SimNicTest, ProducerIndexBeyondRingIsAnError) {
 
 // ---- rings, indices and the CQ -----------------------------------------------------------------
 
-TEST_F(SimNicTest, RingAndIndexWrapOverManyWqes) {
+TEST_F(sim_nic, RingAndIndexWrapOverManyWqes) {
     build(4, 5);  // 16 BBs, 32 CQEs
     const int total = 70000;  // the 16-bit WQE index wraps once
     int signaled = 0, seen = 0;
@@ -543,7 +543,7 @@ TEST_F(SimNicTest, RingAndIndexWrapOverManyWqes) {
     EXPECT_EQ(nic->stats().wqes, static_cast<uint64_t>(total));
 }
 
-TEST_F(SimNicTest, FullCqStallsInsteadOfOverwriting) {
+TEST_F(sim_nic, FullCqStallsInsteadOfOverwriting) {
     build(6, 2);  // 4 CQEs
     for (int i = 0; i < 7; ++i) post.nop(true);
     post.ring();
@@ -566,7 +566,7 @@ TEST_F(SimNicTest, FullCqStallsInsteadOfOverwriting) {
     EXPECT_EQ(rest[2].wqe_counter, 6);
 }
 
-TEST_F(SimNicTest, QpsShareOneCq) {
+TEST_F(sim_nic, QpsShareOneCq) {
     uint32_t qpn2 = 0;
     ASSERT_EQ(nic->create_qp(cqn, 5, remote[2], &qpn2), Status::ok);
     Poster p2;
@@ -592,7 +592,7 @@ TEST_F(SimNicTest, QpsShareOneCq) {
 
 // ---- the progress thread ---------------------------------------------------------------------------
 
-TEST_F(SimNicTest, ThreadCompletesSleepsWhenIdleAndStops) {
+TEST_F(sim_nic, ThreadCompletesSleepsWhenIdleAndStops) {
     nic->start();
     EXPECT_TRUE(nic->running());
     local[0] = 0x33;
@@ -625,7 +625,7 @@ TEST_F(SimNicTest, ThreadCompletesSleepsWhenIdleAndStops) {
     EXPECT_LT(std::chrono::steady_clock::now() - t2, std::chrono::milliseconds(500));
 }
 
-TEST_F(SimNicTest, ThreadCpuUseWhenIdleIsSmall) {
+TEST_F(sim_nic, ThreadCpuUseWhenIdleIsSmall) {
     nic->start();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the spin phase
     timespec a, b;
@@ -639,7 +639,7 @@ TEST_F(SimNicTest, ThreadCpuUseWhenIdleIsSmall) {
 
 // ---- garbage ----------------------------------------------------------------------------------
 
-TEST_F(SimNicTest, RandomGarbageNeverCrashes) {
+TEST_F(sim_nic, RandomGarbageNeverCrashes) {
     std::mt19937_64 rng(12345);
     for (int round = 0; round < 400; ++round) {
         build(1 + rng() % 6, 1 + rng() % 6);
@@ -672,12 +672,12 @@ TEST_F(SimNicTest, RandomGarbageNeverCrashes) {
     SUCCEED();
 }
 
-TEST(WqeDecode, FaultNamesAreDistinct) {
+TEST(sim_nic_decode, FaultNamesAreDistinct) {
     EXPECT_STRNE(wqe_fault_name(WqeFault::bad_ds), wqe_fault_name(WqeFault::bad_layout));
     EXPECT_STREQ(wqe_fault_name(WqeFault::none), "none");
 }
 
-TEST(QueueMemory, PageAlignedAndZeroed) {
+TEST(sim_nic_queue_memory, PageAlignedAndZeroed) {
     QueueMemory q;
     ASSERT_EQ(alloc_queue_memory(5000, &q), Status::ok);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(q.ptr) % 4096, 0u);

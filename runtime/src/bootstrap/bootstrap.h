@@ -41,6 +41,10 @@ protected:
 std::unique_ptr<Bootstrap> bootstrap_open();
 
 std::unique_ptr<Bootstrap> bootstrap_singleton();
+
+// shmem_init with a bootstrap the caller made (e.g. over an MPI communicator: mpi_ext/); the
+// bootstrap's ranks become the PEs.  Returns the thread level provided.
+int init_with_bootstrap(std::unique_ptr<Bootstrap> bootstrap, int requested_thread_level);
 #if KISHMEM_HAVE_PMIX
 std::unique_ptr<Bootstrap> bootstrap_pmix(std::string* why_not);
 #endif
