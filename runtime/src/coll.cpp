@@ -37,7 +37,7 @@ uint64_t* size_slot(kishmem_team* t, int writer_team_index, const char* call) {
     std::size_t idx = t->slot >= 0 ? writer_team_index : t->members[writer_team_index];
     if ((idx + 1) * sizeof(uint64_t) > kScratchBytes)
         fatal(call, "collect supports groups of up to %zu PEs (this one needs index %zu)", kScratchBytes / 8, idx);
-    return reinterpret_cast<uint64_t*>(s.base + region + kSyncBytes) + idx;
+    return reinterpret_cast<uint64_t*>(s.sync_base + region + kSyncBytes) + idx;
 }
 
 }  // namespace
@@ -52,7 +52,7 @@ void broadcast(kishmem_team* t, void* dst, const void* src, std::size_t bytes, i
             if (i == root) continue;
             put(0, dst, src, bytes, t->members[i], true);
         }
-        if (root_gets_copy && dst != src) std::memmove(dst, src, bytes);
+        if (root_gets_copy && dst != src) local_copy(dst, src, bytes);
         quiet(0);
     }
     group_sync(t, call, bytes, static_cast<uint64_t>(root));
@@ -68,7 +68,7 @@ void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, co
 void collect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call) {
     const int n = t->size(), me = t->my_index;
     uint64_t mine = bytes;
-    for (int i = 0; i < n; ++i) put(0, size_slot(t, me, call), &mine, sizeof mine, t->members[i], true);
+    for (int i = 0; i < n; ++i) sync_put(t->members[i], size_slot(t, me, call), &mine, sizeof mine, call);
     quiet(0);
     group_sync(t, call);
     std::size_t off = 0;
@@ -121,7 +121,7 @@ void reduce(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std
     std::vector<char> acc(bytes);
     if (bytes) fold_range(t, acc, src, bytes, 0, t->size() - 1, nelems, op);
     group_sync(t, call);  // nobody reads a source any more: dest may be the source
-    if (bytes) std::memcpy(dst, acc.data(), bytes);
+    if (bytes) local_copy(dst, acc.data(), bytes);
 }
 
 void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
@@ -132,7 +132,7 @@ void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::
     int last = inclusive ? t->my_index : t->my_index - 1;
     if (bytes && last >= 0) fold_range(t, acc, src, bytes, 0, last, nelems, op);
     group_sync(t, call);
-    if (bytes) std::memcpy(dst, acc.data(), bytes);
+    if (bytes) local_copy(dst, acc.data(), bytes);
 }
 
 // ---- active sets --------------------------------------------------------------------------
@@ -165,7 +165,6 @@ kishmem_team* active_set(int start, int log_stride, int size, long* psync, const
 // Dissemination over the set with one flag per (parity, round) in pSync: the sender sets it to
 // 1, the receiver waits for it and restores SHMEM_SYNC_VALUE (0).  Parity alternates per call.
 void active_set_barrier(kishmem_team* t, long* psync, const char* call) {
-    State& s = state();
     quiet_all();
     const int n = t->size(), me = t->my_index;
     const std::size_t parity = ++t->epoch & 1;
@@ -174,10 +173,12 @@ void active_set_barrier(kishmem_team* t, long* psync, const char* call) {
     for (int dist = 1; dist < n; dist <<= 1, ++round) {
         long* flag = psync + parity * kMaxRounds + round;
         const int to = t->members[(me + dist) % n], from = t->members[(me - dist + n) % n];
-        check_status(s.route[to]->put(0, to, reinterpret_cast<char*>(flag) - s.base, &one, sizeof one, false), call, to);
+        put(0, flag, &one, sizeof one, to, false);
         Waiter w(call, "PE %lld to arrive (active-set barrier round %lld)", from, round);
-        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) w.spin();
-        __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
+        long seen = 0;
+        while ((load_local(&seen, flag, sizeof seen), seen) == 0) w.spin();
+        static const long zero = 0;  // restore SHMEM_SYNC_VALUE
+        local_copy(flag, &zero, sizeof zero);
     }
 }
 

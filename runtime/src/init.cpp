@@ -9,6 +9,7 @@
 
 #include "kishmem/config.h"
 #include "kishmem/env.h"
+#include "kishmem/device/state.h"
 #include "state.h"
 
 namespace kishmem {
@@ -24,6 +25,7 @@ void check_status(Status s, const char* call, int pe) {
 
 void teams_init();
 void teams_fini();
+void publish_device_state(const device::State& st);
 
 namespace {
 
@@ -64,6 +66,78 @@ std::vector<bool> find_local(const Bootstrap& b, const std::vector<std::string>&
     return local;
 }
 
+// KISHMEM_HEAP: a GPU-memory user heap shared through CUDA IPC when every PE has a usable GPU
+// and every peer is on this host; otherwise (auto) the host segment is the user heap.
+void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
+    State& s = state();
+    const std::string mode = env::heap();
+    if (mode != "auto" && mode != "device" && mode != "host")
+        fatal("shmem_init", "KISHMEM_HEAP='%s': expected auto, device or host", mode.c_str());
+    if (mode == "host") return;
+#if KISHMEM_HAVE_CUDA
+    int local_rank = 0;
+    for (int r = 0; r < s.pe; ++r) local_rank += s.local[r];
+    std::string why;
+    auto dh = std::make_unique<DeviceHeap>();
+    bool ok = ipc_reaches_all;
+    if (!ok) why = "some PE is on another host (or KISHMEM_REMOTE=ucx): device heaps reach only same-host PEs so far";
+    else ok = dh->open(local_rank, heap_bytes, &why) == Status::ok;
+    // Every PE must agree: one PE without a GPU makes the whole job use host heaps (auto).
+    std::vector<Blob> all;
+    Blob handle = ok ? dh->export_blob() : Blob{};
+    check_status(s.boot->allgather(BlobWriter().u64(ok).bytes(handle.data(), handle.size()).str(why).take(), &all, nullptr),
+                 "shmem_init", s.pe);
+    for (int r = 0; r < s.npes; ++r) {
+        BlobReader rd(all[r]);
+        if (rd.u64()) continue;
+        rd.bytes();
+        std::string their = rd.str();
+        if (mode == "device") fatal("shmem_init", "KISHMEM_HEAP=device but PE %d has no usable device heap: %s", r, their.c_str());
+        debug("device heap not used: PE %d: %s", r, their.c_str());
+        return;
+    }
+    device::State st{};
+    st.my_pe = s.pe;
+    st.n_pes = s.npes;
+    st.initialized = 1;
+    st.heap_base = dh->base();
+    st.heap_size = heap_bytes;
+    std::vector<char*> bases(s.npes, nullptr);
+    for (int r = 0; r < s.npes; ++r) {
+        BlobReader rd(all[r]);
+        rd.u64();
+        Blob theirs = rd.bytes();
+        if (r == s.pe) {
+            bases[r] = dh->base();
+            continue;
+        }
+        bool same_gpu = false;
+        if (dh->map_peer(theirs, &bases[r], &same_gpu, &why) != Status::ok)
+            fatal("shmem_init", "cannot map the device heap of PE %d: %s (CUDA IPC between these GPUs is not possible; "
+                  "set KISHMEM_HEAP=host)", r, why.c_str());
+        if (!same_gpu) st.sys_scope = 1;
+    }
+    if (s.npes > device::kMaxPes)
+        fatal("shmem_init", "device heaps support up to %d PEs so far (this job has %d); set KISHMEM_HEAP=host",
+              device::kMaxPes, s.npes);
+    for (int r = 0; r < s.npes; ++r) st.peer_base[r] = bases[r];
+    check_status(device_set(dh->base(), 0, device::kDevReserved), "shmem_init", s.pe);
+    s.cuda_ipc = std::make_unique<CudaIpcTransport>(bases);
+    s.base = dh->base();
+    s.size = heap_bytes;
+    s.device_heap = true;
+    s.dheap = std::move(dh);
+    s.route.assign(s.npes, s.cuda_ipc.get());
+    s.transports.push_back(s.cuda_ipc.get());
+    publish_device_state(st);
+    debug("symmetric heap in GPU %d memory (%zu bytes)", s.dheap->device(), heap_bytes);
+#else
+    (void)heap_bytes;
+    (void)ipc_reaches_all;
+    if (mode == "device") fatal("shmem_init", "KISHMEM_HEAP=device but this library was built without CUDA");
+#endif
+}
+
 }  // namespace
 
 }  // namespace kishmem
@@ -101,8 +175,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     debug("bootstrap %s: PE %d of %d", s.boot->name(), s.pe, s.npes);
 
     check_status(s.own.create(heap_bytes), "shmem_init", s.pe);
-    s.base = static_cast<char*>(s.own.base());
-    s.size = heap_bytes;
+    s.sync_base = s.base = static_cast<char*>(s.own.base());
+    s.sync_size = s.size = heap_bytes;
 
     // Exchange 1: host name, heap segment, heap size, how many PEs the launcher says are local,
     // and whether this PE wants everything over the network.
@@ -155,22 +229,24 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     // Route table: the one decision of "which path reaches pe".
     bool need_ucx = s.npes > 1 && (any_remote_ucx || !all_one_host);
     s.route.assign(s.npes, s.shm.get());
+    s.route_sync = s.route;
     s.transports = {s.shm.get()};
+    open_device_heap(heap_bytes, all_one_host && !any_remote_ucx);
     if (need_ucx) {
 #if KISHMEM_HAVE_UCX
         s.ucx = std::make_unique<UcxTransport>();
         Blob ucx_blob;
         long nchan = env::ucx_channels();
         if (nchan < 1 || nchan > 64) fatal("shmem_init", "KISHMEM_UCX_CHANNELS=%ld: expected 1 to 64", nchan);
-        check_status(s.ucx->open(s.thread_level == 3, static_cast<int>(nchan), s.base, s.size, &ucx_blob), "shmem_init",
-                     s.pe);
+        check_status(s.ucx->open(s.thread_level == 3, static_cast<int>(nchan), s.sync_base, s.sync_size, &ucx_blob),
+                     "shmem_init", s.pe);
         std::vector<Blob> ucx_all;
         check_status(s.boot->allgather(ucx_blob, &ucx_all, nullptr), "shmem_init", s.pe);
         std::vector<bool> want(s.npes, false);
         for (int r = 0; r < s.npes; ++r) want[r] = r != s.pe && (!s.local[r] || remote == "ucx");
         check_status(s.ucx->connect(ucx_all, want), "shmem_init", s.pe);
         for (int r = 0; r < s.npes; ++r)
-            if (want[r]) s.route[r] = s.ucx.get();
+            if (want[r]) s.route[r] = s.route_sync[r] = s.ucx.get();
         s.transports.push_back(s.ucx.get());
         s.needs_progress = true;
 #else
@@ -187,8 +263,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     s.nchan = 1 << 30;
     for (Transport* t : s.transports) s.nchan = std::min(s.nchan, t->channels());
     s.nchan = std::min(s.nchan, 64);
-    s.alloc = std::make_unique<HeapAllocator>(kReserved, s.size);
-    std::memset(s.base, 0, kReserved);
+    s.alloc = std::make_unique<HeapAllocator>(s.device_heap ? device::kDevReserved : kReserved, s.size);
+    std::memset(s.sync_base, 0, kReserved);
     teams_init();
     s.initialized = true;
     // Nobody may write into a peer's sync slots before that peer zeroed them.
@@ -216,8 +292,13 @@ void finalize() {
     s.ucx.reset();
 #endif
     s.route.clear();
+    s.route_sync.clear();
     s.transports.clear();
     s.shm.reset();
+#if KISHMEM_HAVE_CUDA
+    s.cuda_ipc.reset();
+    s.dheap.reset();
+#endif
     s.peer_segments.clear();
     s.alloc.reset();
     s.boot->finalize();

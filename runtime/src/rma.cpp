@@ -8,10 +8,24 @@ namespace kishmem::rt {
 char* heap_base() { return state().base; }
 std::size_t heap_size() { return state().size; }
 
+bool heap_on_device() { return state().device_heap; }
+
 void* ptr(const void* sym, int pe) {
     State& s = state();
+#if KISHMEM_HAVE_CUDA
+    char* b = s.device_heap ? s.cuda_ipc->base(pe) : s.shm->base(pe);
+#else
     char* b = s.shm->base(pe);
+#endif
     return b ? b + (static_cast<const char*>(sym) - s.base) : nullptr;
+}
+
+void load_local(void* dst, const void* sym, std::size_t n) {
+    if (n == 8 && !state().device_heap) {
+        *static_cast<uint64_t*>(dst) = __atomic_load_n(static_cast<const uint64_t*>(sym), __ATOMIC_ACQUIRE);
+        return;
+    }
+    local_copy(dst, sym, n);
 }
 
 static inline std::size_t offset_of(const void* sym) { return static_cast<const char*>(sym) - state().base; }
@@ -82,3 +96,26 @@ void quiet_all() {
 }
 
 }  // namespace kishmem::rt
+
+namespace kishmem {
+
+void sync_put(int to, const void* local, const void* src, std::size_t n, const char* call) {
+    State& s = state();
+    check_status(s.route_sync[to]->put(0, to, static_cast<const char*>(local) - s.sync_base, src, n, true), call, to);
+}
+
+void local_copy(void* dst, const void* src, std::size_t n) {
+#if KISHMEM_HAVE_CUDA
+    if (state().device_heap) return check_status(device_copy(dst, src, n), "copy", state().pe);
+#endif
+    std::memmove(dst, src, n);
+}
+
+void local_set(void* dst, int value, std::size_t n) {
+#if KISHMEM_HAVE_CUDA
+    if (state().device_heap) return check_status(device_set(dst, value, n), "memset", state().pe);
+#endif
+    std::memset(dst, value, n);
+}
+
+}  // namespace kishmem

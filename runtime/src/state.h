@@ -14,6 +14,10 @@
 #if KISHMEM_HAVE_UCX
 #include "transport/ucx/ucx.h"
 #endif
+#if KISHMEM_HAVE_CUDA
+#include "heap/device_heap.h"
+#include "transport/cuda_ipc/cuda_ipc.h"
+#endif
 
 namespace kishmem {
 
@@ -54,15 +58,25 @@ struct State {
     std::vector<bool> local;  // same host as this PE
     Segment own;
     std::vector<std::unique_ptr<Segment>> peer_segments;
-    char* base = nullptr;
+    // Two symmetric regions: the host segment (runtime sync regions; also the user heap when it
+    // lives in host memory) and the user heap, which may be GPU memory.
+    char* sync_base = nullptr;
+    std::size_t sync_size = 0;
+    char* base = nullptr;  // user heap
     std::size_t size = 0;
+    bool device_heap = false;
     std::unique_ptr<HeapAllocator> alloc;
 
     std::unique_ptr<ShmTransport> shm;
 #if KISHMEM_HAVE_UCX
     std::unique_ptr<UcxTransport> ucx;
 #endif
-    std::vector<Transport*> route;       // route[pe]: the one transport that reaches pe
+#if KISHMEM_HAVE_CUDA
+    std::unique_ptr<DeviceHeap> dheap;
+    std::unique_ptr<CudaIpcTransport> cuda_ipc;
+#endif
+    std::vector<Transport*> route;       // route[pe]: the one transport that reaches pe's user heap
+    std::vector<Transport*> route_sync;  // ... and pe's host segment (runtime sync regions)
     std::vector<Transport*> transports;  // each transport in use once (quiet, fence, progress)
     bool needs_progress = false;
 
@@ -87,6 +101,13 @@ void team_minmax(kishmem_team* team, const char* call, const uint64_t v[2], uint
 
 // Start of `team`'s runtime region in this PE's heap, and as an offset.
 inline std::size_t team_region_offset(const kishmem_team* t) { return static_cast<std::size_t>(t->slot) * kTeamRegion; }
+
+// A put into `to`'s host segment at the place of `local` in this PE's host segment.
+void sync_put(int to, const void* local, const void* src, std::size_t n, const char* call);
+
+// Copies and stores where either side may be in a device heap.
+void local_copy(void* dst, const void* src, std::size_t n);
+void local_set(void* dst, int value, std::size_t n);
 
 // Maps a status from a transport to a fatal error naming the call.
 void check_status(Status s, const char* call, int pe);

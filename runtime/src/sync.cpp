@@ -42,13 +42,13 @@ void team_allreduce(kishmem_team* team, const char* call, uint64_t w[4], const R
         const int to = team->members[(me + dist) % n];
         const int from = team->members[(me - dist + n) % n];
         const std::size_t off = base + round * kSlotBytes;
-        Transport* t = s.route[to];
+        Transport* t = s.route_sync[to];
         check_status(t->put(0, to, off + offsetof(SyncSlot, w), w, 4 * sizeof(uint64_t), false), call, to);
         check_status(t->fence(0), call, to);
         // The flag is an aligned 8-byte put, not an atomic: no round trip waits on the target.
         check_status(t->put(0, to, off + offsetof(SyncSlot, seq), &epoch, sizeof epoch, false), call, to);
 
-        SyncSlot* in = reinterpret_cast<SyncSlot*>(s.base + off);
+        SyncSlot* in = reinterpret_cast<SyncSlot*>(s.sync_base + off);
         rt::Waiter wt(call, "PE %lld to arrive (barrier round %lld, epoch %lld)", from, round,
                       static_cast<long long>(epoch));
         while (__atomic_load_n(&in->seq, __ATOMIC_ACQUIRE) < epoch) wt.spin();

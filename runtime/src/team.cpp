@@ -108,7 +108,7 @@ void team_destroy(kishmem_team* t) {
     quiet_all();
     team_sync(t, "shmem_team_destroy");
     // Every member has left the last barrier: no flag is in flight into this region.
-    std::memset(s.base + team_region_offset(t), 0, kTeamRegion);
+    std::memset(s.sync_base + team_region_offset(t), 0, kTeamRegion);
     s.team_slots_used &= ~(1ull << t->slot);
     t->live = false;
     delete t;

@@ -65,6 +65,9 @@ int shmem_n_pes(void) {
     return rt::n_pes();
 }
 
+K_ALIAS(int, my_pe, void)
+K_ALIAS(int, n_pes, void)
+
 int shmem_pe_accessible(int pe) {
     api::check_init("shmem_pe_accessible");
     return pe >= 0 && pe < rt::n_pes();
@@ -80,6 +83,8 @@ void* shmem_ptr(const void* dest, int pe) {
     if (pe < 0 || pe >= rt::n_pes() || !rt::in_heap(dest, 1)) return nullptr;
     return rt::ptr(dest, pe);
 }
+
+K_ALIAS(void*, ptr, const void* dest, int pe)
 
 void shmem_info_get_version(int* major, int* minor) {
     *major = SHMEM_MAJOR_VERSION;

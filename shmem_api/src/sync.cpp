@@ -21,6 +21,11 @@ inline bool compare(T v, int cmp, T ref) {
 
 template <class T>
 inline T load(const T* p) {
+    if (__builtin_expect(rt::heap_on_device(), 0)) {
+        T v;
+        rt::load_local(&v, p, sizeof v);
+        return v;
+    }
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
@@ -114,6 +119,8 @@ extern "C" {
 
 void shmem_fence(void) { rt::fence(chan_of("shmem_fence", SHMEM_CTX_DEFAULT)); }
 void shmem_quiet(void) { rt::quiet(chan_of("shmem_quiet", SHMEM_CTX_DEFAULT)); }
+K_ALIAS(void, fence, void)
+K_ALIAS(void, quiet, void)
 void shmem_ctx_fence(shmem_ctx_t ctx) { rt::fence(chan_of("shmem_ctx_fence", ctx)); }
 void shmem_ctx_quiet(shmem_ctx_t ctx) { rt::quiet(chan_of("shmem_ctx_quiet", ctx)); }
 
@@ -135,6 +142,9 @@ void shmem_sync_all(void) {
     rt::sync_all();
 }
 
+K_ALIAS(void, barrier_all, void)
+K_ALIAS(void, sync_all, void)
+
 int shmem_team_sync(shmem_team_t team) {
     rt::team_sync(team_of("shmem_team_sync", team), "shmem_team_sync");
     return 0;
@@ -142,7 +152,9 @@ int shmem_team_sync(shmem_team_t team) {
 
 #define DEFINE_SYNC(T, N)                                                                                         \
     void shmem_##N##_wait_until(T* v, int cmp, T x) { wait_until<T>("shmem_" #N "_wait_until", v, cmp, x); }       \
+    K_ALIAS(void, N##_wait_until, T* v, int cmp, T x)                                                             \
     int shmem_##N##_test(T* v, int cmp, T x) { return test<T>("shmem_" #N "_test", v, cmp, x); }                   \
+    K_ALIAS(int, N##_test, T* v, int cmp, T x)                                                                    \
     void shmem_##N##_wait_until_all(T* v, size_t n, const int* st, int cmp, T x) {                                \
         auto c = cond<T>("shmem_" #N "_wait_until_all", v, n, st, cmp, nullptr, x);                               \
         wait_for("shmem_" #N "_wait_until_all", v, [&] { return test_all(c) == 1; });                            \
@@ -219,6 +231,8 @@ uint64_t shmem_signal_wait_until(uint64_t* sig, int cmp, uint64_t x) {
     wait_until<uint64_t>("shmem_signal_wait_until", sig, cmp, x);
     return load(sig);
 }
+K_ALIAS(uint64_t, signal_fetch, const uint64_t* sig)
+K_ALIAS(uint64_t, signal_wait_until, uint64_t* sig, int cmp, uint64_t x)
 
 K_BOTH(void, signal_add,
        (Target t = target_sym(call_, ctx_, pe, "sig_addr", sig, 8); rt::amo(t.chan, rt::AmoOp::add, sig, 8, v, 0, t.pe)),

@@ -33,7 +33,7 @@ static int me, npes, right, left;
             CHECK(got[r] > got[r - 1], "shmem_" #NAME "_atomic_fetch_inc: round %d not after %d", r, r - 1); \
         long mysum = 0;                                                                            \
         for (int r = 0; r < ROUNDS; ++r) {                                                         \
-            CHECK(got[r] >= 0 && got[r] < (T)(ROUNDS * npes), "shmem_" #NAME "_atomic_fetch_inc: %ld out of range", (long)got[r]); \
+            CHECK((long long)got[r] >= 0 && got[r] < (T)(ROUNDS * npes), "shmem_" #NAME "_atomic_fetch_inc: %ld out of range", (long)got[r]); \
             mysum += (long)got[r];                                                                 \
         }                                                                                          \
         shmem_long_atomic_add(&sum[0], mysum, 0);                                                  \
@@ -69,7 +69,7 @@ static int me, npes, right, left;
         shmem_##NAME##_atomic_fetch_add_nbi(&f[2], &v[5], (T)5, 0);                                \
         shmem_quiet();                                                                             \
         CHECK(f[0] == (T)(me + 60), "shmem_" #NAME "_atomic_fetch_nbi: %ld", (long)f[0]);          \
-        CHECK(f[1] >= 0 && f[1] < (T)npes, "shmem_" #NAME "_atomic_fetch_inc_nbi: %ld", (long)f[1]); \
+        CHECK((long long)f[1] >= 0 && f[1] < (T)npes, "shmem_" #NAME "_atomic_fetch_inc_nbi: %ld", (long)f[1]); \
         CHECK(f[2] % 5 == 0 && f[2] < (T)(5 * npes), "shmem_" #NAME "_atomic_fetch_add_nbi: %ld", (long)f[2]); \
         shmem_barrier_all();                                                                       \
         if (me == 0) CHECK(v[4] == (T)npes && v[5] == (T)(5 * npes), "nbi totals %ld %ld", (long)v[4], (long)v[5]); \

@@ -3,11 +3,24 @@
  * carry yet, and small utilities every family uses. */
 #ifndef API_CHECK_H
 #define API_CHECK_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* nanosleep under -std=c11 */
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "../mp/mp_check.h"
+
+/* Sleep for us microseconds (to make a PE arrive late). */
+static inline void api_sleep_us(long us) {
+    struct timespec ts;
+    ts.tv_sec = us / 1000000;
+    ts.tv_nsec = (us % 1000000) * 1000;
+    nanosleep(&ts, NULL);
+}
 
 /* Team-based reduction types, OpenSHMEM 1.5 Table "Reduction Types, Names and Supporting
  * Operations for Team-Based Reductions".  Written from the spec table, not from

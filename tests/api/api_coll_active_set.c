@@ -13,8 +13,6 @@
  *    max(nreduce / 2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements;
  *  - shmem_barrier completes the puts issued before it; shmem_sync after shmem_quiet likewise;
  *  - PEs outside the active set do not call the routine and are left alone. */
-#include <unistd.h>
-
 #include "api_check.h"
 
 #define SENT 0x5A5A5A5A
@@ -256,7 +254,7 @@ static void barrier_and_sync(aset a) {
         *count = 0;
         shmem_barrier_all();
         if (idx >= 0) {
-            if (idx == round % a.size) usleep(10000);
+            if (idx == round % a.size) api_sleep_us(10000);
             for (int k = 0; k < a.size; ++k) shmem_long_p(&count[1 + idx], round + 1, pe_of(a, k));
             shmem_long_atomic_inc(count, pe_of(a, (idx + 1) % a.size));
             if (round % 2 == 0) shmem_barrier(a.start, a.logstride, a.size, ps_bar);

@@ -5,8 +5,6 @@
  *
  * Expected memberships are computed here from the (start, stride, size) triplets; the library's
  * own answers (translate_pe, my_pe) are checked against them, never used to derive them. */
-#include <unistd.h>
-
 #include "api_check.h"
 
 static int me, npes;
@@ -56,7 +54,7 @@ static void check_team(const char *what, shmem_team_t team, const int *wpe, int 
      * quiets; after the sync every counter has all n increments */
     long *count = scratch + 2;
     CHECK(shmem_team_sync(team) == 0, "%s: shmem_team_sync failed", what); /* counters are reset */
-    if (idx == n - 1) usleep(20000);
+    if (idx == n - 1) api_sleep_us(20000);
     for (int i = 0; i < n; ++i) shmem_long_atomic_inc(count, wpe[i]);
     shmem_quiet();
     CHECK(shmem_team_sync(team) == 0, "%s: shmem_team_sync failed", what);

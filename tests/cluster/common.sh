@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced; the variables are used by the scripts
 # Sourced by the scripts in tests/cluster/: names and places shared by up, down, onnode, nsrsh,
 # mpirun-cluster and launch.  Every setting can be overridden from the environment.
 #

@@ -29,6 +29,10 @@ inline bool in_heap(const void* p, std::size_t bytes = 0) {
     const char* c = static_cast<const char*>(p);
     return c >= heap_base() && c <= heap_base() + heap_size() && bytes <= static_cast<std::size_t>(heap_base() + heap_size() - c);
 }
+// Whether the user heap is GPU memory (host code must not load or store it directly).
+bool heap_on_device();
+// Reads n bytes of this PE's symmetric memory (host or device heap) into dst.
+void load_local(void* dst, const void* sym, std::size_t n);
 // Address of `sym` (an address in this PE's heap) in `pe`'s heap as this process can load and
 // store it, or nullptr when `pe`'s heap is not mapped here.
 void* ptr(const void* sym, int pe);

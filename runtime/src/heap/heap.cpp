@@ -53,7 +53,7 @@ void* calloc(std::size_t count, std::size_t bytes, const char* call) {
         return nullptr;
     }
     void* p = allocate(call, count * bytes, kAllocAlign);
-    if (p) std::memset(p, 0, count * bytes);
+    if (p) local_set(p, 0, count * bytes);
     uint64_t v[2] = {0, 0}, lo[2], hi[2];
     team_minmax(rt::team_world(), call, v, lo, hi);  // zeroed everywhere before anyone writes into it
     return p;
@@ -76,7 +76,7 @@ void* realloc(void* p, std::size_t bytes, const char* call) {
                    "SHMEM_SYMMETRIC_SIZE",
              old, bytes, s.alloc->bytes_free());
     } else if (*moved != off) {
-        std::memmove(s.base + *moved, p, old < bytes ? old : bytes);
+        local_copy(s.base + *moved, p, old < bytes ? old : bytes);
         s.alloc->free(off);
         out = s.base + *moved;
     } else {

@@ -3,6 +3,17 @@
 #ifndef KISHMEM_SHMEM_DECL_H
 #define KISHMEM_SHMEM_DECL_H
 
+#define K_DECL_CTX2(RET, NAME, ...) RET shmem_##NAME(__VA_ARGS__); RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
+/* Routines that also exist in device code: under nvcc the context-less form is a __host__
+ * __device__ inline function of kishmem/shmem_device.h, and only the context form is declared. */
+#if defined(__CUDACC__)
+#define K_DECL_DEV2(RET, NAME, ...) RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
+#define K_DECL_DEV(...)
+#else
+#define K_DECL_DEV2(RET, NAME, ...) K_DECL_CTX2(RET, NAME, __VA_ARGS__)
+#define K_DECL_DEV(...) __VA_ARGS__
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,11 +26,10 @@ int shmem_query_initialized(int *initialized);
 int shmem_query_finalized(int *finalized);
 void shmem_finalize(void);
 void shmem_global_exit(int status);
-int shmem_my_pe(void);
-int shmem_n_pes(void);
+K_DECL_DEV(int shmem_my_pe(void); int shmem_n_pes(void);)
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void *addr, int pe);
-void *shmem_ptr(const void *dest, int pe);
+K_DECL_DEV(void *shmem_ptr(const void *dest, int pe);)
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
@@ -56,27 +66,26 @@ void shmem_ctx_destroy(shmem_ctx_t ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 /* ---- RMA: every routine with and without a context ---------------------------------------- */
-#define K_DECL_CTX2(RET, NAME, ...) RET shmem_##NAME(__VA_ARGS__); RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
 #define K_DECL_RMA(T, N)                                                                          \
-    K_DECL_CTX2(void, N##_put, T *dest, const T *source, size_t nelems, int pe)                   \
-    K_DECL_CTX2(void, N##_get, T *dest, const T *source, size_t nelems, int pe)                   \
-    K_DECL_CTX2(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)               \
-    K_DECL_CTX2(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)               \
-    K_DECL_CTX2(void, N##_p, T *dest, T value, int pe)                                            \
-    K_DECL_CTX2(T, N##_g, const T *source, int pe)                                                \
+    K_DECL_DEV2(void, N##_put, T *dest, const T *source, size_t nelems, int pe)                   \
+    K_DECL_DEV2(void, N##_get, T *dest, const T *source, size_t nelems, int pe)                   \
+    K_DECL_DEV2(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)               \
+    K_DECL_DEV2(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)               \
+    K_DECL_DEV2(void, N##_p, T *dest, T value, int pe)                                            \
+    K_DECL_DEV2(T, N##_g, const T *source, int pe)                                                \
     K_DECL_CTX2(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     K_DECL_CTX2(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     K_DECL_CTX2(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
     K_DECL_CTX2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    K_DECL_CTX2(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-    K_DECL_CTX2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+    K_DECL_DEV2(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    K_DECL_DEV2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 KISHMEM_RMA_TYPES(K_DECL_RMA)
 
 #define K_DECL_RMA_SIZE(B)                                                                        \
-    K_DECL_CTX2(void, put##B, void *dest, const void *source, size_t nelems, int pe)              \
-    K_DECL_CTX2(void, get##B, void *dest, const void *source, size_t nelems, int pe)              \
-    K_DECL_CTX2(void, put##B##_nbi, void *dest, const void *source, size_t nelems, int pe)        \
-    K_DECL_CTX2(void, get##B##_nbi, void *dest, const void *source, size_t nelems, int pe)        \
+    K_DECL_DEV2(void, put##B, void *dest, const void *source, size_t nelems, int pe)              \
+    K_DECL_DEV2(void, get##B, void *dest, const void *source, size_t nelems, int pe)              \
+    K_DECL_DEV2(void, put##B##_nbi, void *dest, const void *source, size_t nelems, int pe)        \
+    K_DECL_DEV2(void, get##B##_nbi, void *dest, const void *source, size_t nelems, int pe)        \
     K_DECL_CTX2(void, iput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     K_DECL_CTX2(void, iget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     K_DECL_CTX2(void, ibput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
@@ -85,43 +94,43 @@ KISHMEM_RMA_TYPES(K_DECL_RMA)
     K_DECL_CTX2(void, put##B##_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 KISHMEM_RMA_SIZES(K_DECL_RMA_SIZE)
 
-K_DECL_CTX2(void, putmem, void *dest, const void *source, size_t nelems, int pe)
-K_DECL_CTX2(void, getmem, void *dest, const void *source, size_t nelems, int pe)
-K_DECL_CTX2(void, putmem_nbi, void *dest, const void *source, size_t nelems, int pe)
-K_DECL_CTX2(void, getmem_nbi, void *dest, const void *source, size_t nelems, int pe)
-K_DECL_CTX2(void, putmem_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-K_DECL_CTX2(void, putmem_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+K_DECL_DEV2(void, putmem, void *dest, const void *source, size_t nelems, int pe)
+K_DECL_DEV2(void, getmem, void *dest, const void *source, size_t nelems, int pe)
+K_DECL_DEV2(void, putmem_nbi, void *dest, const void *source, size_t nelems, int pe)
+K_DECL_DEV2(void, getmem_nbi, void *dest, const void *source, size_t nelems, int pe)
+K_DECL_DEV2(void, putmem_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+K_DECL_DEV2(void, putmem_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 
 /* ---- signals ------------------------------------------------------------------------------- */
-uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
-uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+K_DECL_DEV(uint64_t shmem_signal_fetch(const uint64_t *sig_addr);)
+K_DECL_DEV(uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);)
 K_DECL_CTX2(void, signal_add, uint64_t *sig_addr, uint64_t signal, int pe)
 K_DECL_CTX2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
 
 /* ---- atomic memory operations ---------------------------------------------------------- */
 #define K_DECL_AMO_EXT(T, N)                                                                      \
-    K_DECL_CTX2(T, N##_atomic_fetch, const T *source, int pe)                                     \
-    K_DECL_CTX2(void, N##_atomic_set, T *dest, T value, int pe)                                   \
-    K_DECL_CTX2(T, N##_atomic_swap, T *dest, T value, int pe)                                     \
+    K_DECL_DEV2(T, N##_atomic_fetch, const T *source, int pe)                                     \
+    K_DECL_DEV2(void, N##_atomic_set, T *dest, T value, int pe)                                   \
+    K_DECL_DEV2(T, N##_atomic_swap, T *dest, T value, int pe)                                     \
     K_DECL_CTX2(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)                    \
     K_DECL_CTX2(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
 #define K_DECL_AMO_STD(T, N)                                                                      \
     K_DECL_AMO_EXT(T, N)                                                                          \
-    K_DECL_CTX2(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe)                     \
-    K_DECL_CTX2(T, N##_atomic_fetch_inc, T *dest, int pe)                                         \
-    K_DECL_CTX2(void, N##_atomic_inc, T *dest, int pe)                                            \
-    K_DECL_CTX2(T, N##_atomic_fetch_add, T *dest, T value, int pe)                                \
-    K_DECL_CTX2(void, N##_atomic_add, T *dest, T value, int pe)                                   \
+    K_DECL_DEV2(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe)                     \
+    K_DECL_DEV2(T, N##_atomic_fetch_inc, T *dest, int pe)                                         \
+    K_DECL_DEV2(void, N##_atomic_inc, T *dest, int pe)                                            \
+    K_DECL_DEV2(T, N##_atomic_fetch_add, T *dest, T value, int pe)                                \
+    K_DECL_DEV2(void, N##_atomic_add, T *dest, T value, int pe)                                   \
     K_DECL_CTX2(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe)    \
     K_DECL_CTX2(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)                        \
     K_DECL_CTX2(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
 #define K_DECL_AMO_BIT(T, N)                                                                      \
-    K_DECL_CTX2(T, N##_atomic_fetch_and, T *dest, T value, int pe)                                \
-    K_DECL_CTX2(void, N##_atomic_and, T *dest, T value, int pe)                                   \
-    K_DECL_CTX2(T, N##_atomic_fetch_or, T *dest, T value, int pe)                                 \
-    K_DECL_CTX2(void, N##_atomic_or, T *dest, T value, int pe)                                    \
-    K_DECL_CTX2(T, N##_atomic_fetch_xor, T *dest, T value, int pe)                                \
-    K_DECL_CTX2(void, N##_atomic_xor, T *dest, T value, int pe)                                   \
+    K_DECL_DEV2(T, N##_atomic_fetch_and, T *dest, T value, int pe)                                \
+    K_DECL_DEV2(void, N##_atomic_and, T *dest, T value, int pe)                                   \
+    K_DECL_DEV2(T, N##_atomic_fetch_or, T *dest, T value, int pe)                                 \
+    K_DECL_DEV2(void, N##_atomic_or, T *dest, T value, int pe)                                    \
+    K_DECL_DEV2(T, N##_atomic_fetch_xor, T *dest, T value, int pe)                                \
+    K_DECL_DEV2(void, N##_atomic_xor, T *dest, T value, int pe)                                   \
     K_DECL_CTX2(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)               \
     K_DECL_CTX2(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)                \
     K_DECL_CTX2(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
@@ -142,16 +151,14 @@ KISHMEM_DEPR_AMO_TYPES(K_DECL_DEPR_AMO_EXT)
 KISHMEM_DEPR_AMO_EXT_TYPES(K_DECL_DEPR_AMO_EXT)
 
 /* ---- memory ordering --------------------------------------------------------------------- */
-void shmem_fence(void);
-void shmem_quiet(void);
+K_DECL_DEV(void shmem_fence(void); void shmem_quiet(void);)
 void shmem_ctx_fence(shmem_ctx_t ctx);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
 void shmem_pe_quiet(const int *target_pes, size_t npes);
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 
 /* ---- collectives ------------------------------------------------------------------------- */
-void shmem_barrier_all(void);
-void shmem_sync_all(void);
+K_DECL_DEV(void shmem_barrier_all(void); void shmem_sync_all(void);)
 int shmem_team_sync(shmem_team_t team);
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
@@ -202,14 +209,14 @@ KISHMEM_REDUCE_COMPLEX_TYPES(K_DECL_TOALL_ARITH)
 
 /* ---- point-to-point synchronization ------------------------------------------------------ */
 #define K_DECL_SYNC(T, N)                                                                         \
-    void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                                   \
+    K_DECL_DEV(void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);)                       \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
     size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
     size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
     void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
     size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
     size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values); \
-    int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                                          \
+    K_DECL_DEV(int shmem_##N##_test(T *ivar, int cmp, T cmp_value);)                              \
     int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);   \
     size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
     size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
@@ -237,5 +244,7 @@ void shmem_udcflush_line(void *dest);
 #ifdef __cplusplus
 }
 #endif
+
+#include "kishmem/shmem_device.h"
 
 #endif /* KISHMEM_SHMEM_DECL_H */

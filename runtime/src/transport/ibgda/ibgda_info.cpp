@@ -65,7 +65,11 @@ std::string ibgda_status() {
     std::string line = hw ? "mlx5 NIC: " + what : "mlx5 NIC unavailable: " + what;
     ibgda::NicKind kind;
     std::string why;
-    if (ibgda::choose_nic(&kind, &why) != Status::ok) return line + "; IBGDA unavailable: " + why;
+    if (ibgda::choose_nic(&kind, &why) != Status::ok) {
+        // KISHMEM_IBGDA_NIC=hw without a usable device: the reason is already on the line.
+        if (!hw && env::ibgda_nic() == "hw") return line + "; IBGDA unavailable: KISHMEM_IBGDA_NIC=hw and no usable mlx5 NIC";
+        return line + "; IBGDA unavailable: " + why;
+    }
     return line + "; IBGDA runs on the " + (kind == ibgda::NicKind::hw ? "mlx5 NIC" : "software NIC") +
            " (KISHMEM_IBGDA_NIC=" + env::ibgda_nic() + ")";
 }

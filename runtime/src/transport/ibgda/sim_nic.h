@@ -96,7 +96,7 @@ struct SimNicOptions {
     bool complete_without_data = false;  // consume WQEs, write CQEs, move no bytes
     uint32_t max_wqes_per_pass = 64;     // per QP per pass, so one busy QP cannot starve others
     uint32_t idle_spin_us = 50;          // busy polling after the last work, then sleeps
-    uint32_t max_sleep_us = 200;         // sleeps double from 1 us up to this
+    uint32_t max_sleep_us = 500;         // sleeps double from 1 us up to this
 };
 
 struct SimNicStats {

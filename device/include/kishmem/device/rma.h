@@ -1,0 +1,172 @@
+// Device-side RMA, atomics, ordering and waiting over mapped peer heaps (CUDA IPC, load/store).
+// Every routine takes the translation unit's State; shmem_device.h wraps them under spec names.
+#pragma once
+#if defined(__CUDACC__)
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "coop.h"
+#include "state.h"
+
+namespace kishmem::device {
+
+__device__ __forceinline__ void trap_bad(const char* call, int pe, const void* addr) {
+    printf("kishmem: PE ?: %s (device): PE %d / address %p cannot be reached from this GPU\n", call, pe, addr);
+    __trap();
+}
+
+// The address of symmetric `sym` in `pe`'s heap as this GPU can load and store it.
+template <class T>
+__device__ __forceinline__ T* peer(const State& s, T* sym, int pe, const char* call) {
+    const char* b = (pe >= 0 && pe < s.n_pes && pe < kMaxPes) ? s.peer_base[pe] : nullptr;
+    size_t off = reinterpret_cast<const char*>(sym) - s.heap_base;
+#if !defined(KISHMEM_DEVICE_UNCHECKED)
+    if (b == nullptr || off >= s.heap_size) trap_bad(call, pe, sym);
+#endif
+    return reinterpret_cast<T*>(const_cast<char*>(b) + off);
+}
+
+__device__ __forceinline__ void fence(const State& s) {
+    if (s.sys_scope) __threadfence_system();
+    else __threadfence();
+}
+
+// Copy n bytes with the group: 16-byte vectors when both ends allow, bytes otherwise.
+template <class Coop>
+__device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
+    const unsigned r = Coop::rank(), k = Coop::size();
+    char* d = static_cast<char*>(dst);
+    const char* s = static_cast<const char*>(src);
+    if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 15) == 0) {
+        size_t nv = n / 16;
+        for (size_t i = r; i < nv; i += k) reinterpret_cast<int4*>(d)[i] = reinterpret_cast<const int4*>(s)[i];
+        for (size_t i = nv * 16 + r; i < n; i += k) d[i] = s[i];
+    } else if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 7) == 0) {
+        size_t nv = n / 8;
+        for (size_t i = r; i < nv; i += k) reinterpret_cast<uint64_t*>(d)[i] = reinterpret_cast<const uint64_t*>(s)[i];
+        for (size_t i = nv * 8 + r; i < n; i += k) d[i] = s[i];
+    } else {
+        for (size_t i = r; i < n; i += k) d[i] = s[i];
+    }
+}
+
+template <class Coop>
+__device__ __forceinline__ void put(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
+    copy<Coop>(peer(s, static_cast<char*>(dst), pe, call), src, n);
+    Coop::sync();
+}
+
+template <class Coop>
+__device__ __forceinline__ void get(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
+    copy<Coop>(dst, peer(s, static_cast<const char*>(src), pe, call), n);
+    Coop::sync();
+}
+
+template <class T>
+__device__ __forceinline__ void p(const State& s, T* dst, T v, int pe, const char* call) {
+    *reinterpret_cast<volatile T*>(peer(s, dst, pe, call)) = v;
+}
+
+template <class T>
+__device__ __forceinline__ T g(const State& s, const T* src, int pe, const char* call) {
+    return *reinterpret_cast<const volatile T*>(peer(s, src, pe, call));
+}
+
+// Signal after data: the data stores are ordered before the signal update.
+template <class Coop>
+__device__ __forceinline__ void put_signal(const State& s, void* dst, const void* src, size_t n, uint64_t* sig,
+                                           uint64_t v, int op, int pe, const char* call) {
+    copy<Coop>(peer(s, static_cast<char*>(dst), pe, call), src, n);
+    fence(s);
+    Coop::sync();
+    if (Coop::rank() == 0) {
+        unsigned long long* t = reinterpret_cast<unsigned long long*>(peer(s, sig, pe, call));
+        if (op == 0) atomicExch(t, static_cast<unsigned long long>(v));
+        else atomicAdd(t, static_cast<unsigned long long>(v));
+    }
+    Coop::sync();
+}
+
+// ---- atomics: 4- and 8-byte words through their unsigned representation ------------------
+enum class Amo { fetch, set, swap, cswap, add, fetch_add, and_, or_, xor_ };
+
+template <class W>
+__device__ __forceinline__ W amo_word(W* t, Amo op, W v, W c) {
+    switch (op) {
+        case Amo::fetch: return atomicAdd(t, W(0));
+        case Amo::set: atomicExch(t, v); return 0;
+        case Amo::swap: return atomicExch(t, v);
+        case Amo::cswap: return atomicCAS(t, c, v);
+        case Amo::add: case Amo::fetch_add: return atomicAdd(t, v);
+        case Amo::and_: return atomicAnd(t, v);
+        case Amo::or_: return atomicOr(t, v);
+        case Amo::xor_: return atomicXor(t, v);
+    }
+    return 0;
+}
+
+template <class T>
+__device__ __forceinline__ T amo(const State& s, Amo op, T* target, T v, T c, int pe, const char* call) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO types are 4 or 8 bytes");
+    using W = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
+    W* t = reinterpret_cast<W*>(peer(s, target, pe, call));
+    W wv, wc;
+    memcpy(&wv, &v, sizeof(T));
+    memcpy(&wc, &c, sizeof(T));
+    W r = amo_word<W>(t, op, wv, wc);
+    T out;
+    memcpy(&out, &r, sizeof(T));
+    return out;
+}
+
+// ---- waiting on this PE's own memory -------------------------------------------------------
+template <class T>
+__device__ __forceinline__ bool cmp(T v, int op, T ref) {
+    switch (op) {
+        case 0: return v == ref;
+        case 1: return v != ref;
+        case 2: return v > ref;
+        case 3: return v >= ref;
+        case 4: return v < ref;
+        case 5: return v <= ref;
+    }
+    return false;
+}
+
+template <class T>
+__device__ __forceinline__ T wait_until(const State& s, T* ivar, int op, T ref) {
+    T v;
+    while (!cmp(v = *reinterpret_cast<volatile T*>(ivar), op, ref)) {
+    }
+    fence(s);  // what was written before the value is visible after it
+    return v;
+}
+
+// ---- barrier over all PEs (dissemination on flags in the device heaps) ----------------------
+template <class Coop>
+__device__ __forceinline__ void sync_all(const State& s) {
+    Coop::sync();
+    if (Coop::rank() == 0) {
+        fence(s);
+        unsigned long long* epoch_p = reinterpret_cast<unsigned long long*>(s.heap_base + kDevEpochOff);
+        const unsigned long long epoch = *epoch_p + 1;
+        *epoch_p = epoch;
+        unsigned long long* flags = reinterpret_cast<unsigned long long*>(s.heap_base + kDevBarrierOff) + (epoch & 1) * 32;
+        int round = 0;
+        for (int dist = 1; dist < s.n_pes; dist <<= 1, ++round) {
+            int to = (s.my_pe + dist) % s.n_pes;
+            unsigned long long* remote = peer(s, flags + round, to, "shmem_barrier_all");
+            fence(s);  // what this PE saw in earlier rounds travels with this round's flag
+            *reinterpret_cast<volatile unsigned long long*>(remote) = epoch;
+            while (*reinterpret_cast<volatile unsigned long long*>(flags + round) < epoch) {
+            }
+        }
+        fence(s);
+    }
+    Coop::sync();
+}
+
+}  // namespace kishmem::device
+
+#endif

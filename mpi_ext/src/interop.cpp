@@ -1,0 +1,287 @@
+// shmemx_mpi.h: kishmem initialized over an MPI communicator, teams <-> communicators.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "kishmem/env.h"
+#include "kishmem/log.h"
+#include "kishmem/runtime.h"
+#include "kishmem/team.h"
+#include "mpi_bootstrap.h"
+#include "shmemx_mpi.h"
+
+// KISHMEM_CHECK as shmem_init_thread reads it (shmem_api/src/check.h).
+namespace kishmem::api {
+extern bool g_check;
+}
+
+using namespace kishmem;
+
+namespace {
+
+// The communicator kishmem was initialized over (a private duplicate), or MPI_COMM_NULL when
+// shmem_init started it through the launcher.  Set once, by the initializing thread.
+MPI_Comm g_base = MPI_COMM_NULL;
+int g_finalize_key = MPI_KEYVAL_INVALID;
+
+// Tags of MPI_Comm_create_group: one per team slot, so that teams sharing PEs never mix.
+constexpr int kTagBase = 0x6b73;
+
+// An error this call returns: one line, as kishmem's own messages.
+void say(const char* call, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void say(const char* call, const char* fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (log_pe() >= 0) std::fprintf(stderr, "kishmem: PE %d: %s: %s\n", log_pe(), call, msg);
+    else std::fprintf(stderr, "kishmem: %s: %s\n", call, msg);
+    std::fflush(stderr);
+}
+
+bool mpi_usable(const char* call) {
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (!up) say(call, "MPI is not initialized: call MPI_Init or MPI_Init_thread first");
+    else if (down) say(call, "MPI is already finalized");
+    return up && !down;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes before anything else: a kishmem started over
+// a communicator is finalized there, while MPI still works, if the program did not do it first.
+int on_mpi_finalize(MPI_Comm, int, void*, void*) {
+    if (rt::initialized() && g_base != MPI_COMM_NULL) rt::finalize();
+    if (g_base != MPI_COMM_NULL) MPI_Comm_free(&g_base);
+    return MPI_SUCCESS;
+}
+
+// The communicator over which team communicators are made, and a check that PE numbers are its
+// ranks.  Under shmem_init that is MPI_COMM_WORLD: kishmem and MPI get their ranks from the same
+// PMIx namespace.  A mismatch cannot be repaired and would make MPI wait for wrong processes:
+// it ends the job.
+MPI_Comm base_comm(const char* call) {
+    if (g_base != MPI_COMM_NULL) return g_base;
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank != rt::my_pe() || size != rt::n_pes())
+        fatal(call, "kishmem (started by shmem_init through %s) has %d PEs and this is PE %d, but MPI_COMM_WORLD has "
+                    "%d ranks and this is rank %d: the two do not describe the same job; start kishmem with "
+                    "shmemx_init_mpi(MPI_COMM_WORLD) instead",
+              rt::bootstrap_name(), rt::n_pes(), rt::my_pe(), size, rank);
+    return MPI_COMM_WORLD;
+}
+
+// Collective over `t`: a communicator of its PEs in team order (PE == rank of the base comm).
+int team_comm(const char* call, kishmem_team* t, MPI_Comm* out) {
+    *out = MPI_COMM_NULL;
+    MPI_Comm base = base_comm(call);
+    MPI_Group base_group, group;
+    MPI_Comm_group(base, &base_group);
+    int rc = MPI_Group_incl(base_group, t->size(), t->members.data(), &group);
+    MPI_Group_free(&base_group);
+    if (rc != MPI_SUCCESS) {
+        say(call, "MPI_Group_incl failed: %s", mpi_ext::mpi_error_text(rc));
+        return -1;
+    }
+    rc = MPI_Comm_create_group(base, group, kTagBase + t->slot, out);
+    MPI_Group_free(&group);
+    if (rc != MPI_SUCCESS || *out == MPI_COMM_NULL) {
+        say(call, "MPI_Comm_create_group over the team's %d PEs failed: %s", t->size(), mpi_ext::mpi_error_text(rc));
+        *out = MPI_COMM_NULL;
+        return -1;
+    }
+    // Every member sees the same gathered list: all return alike.
+    std::vector<int> pes(t->size());
+    int me = rt::my_pe();
+    rc = MPI_Allgather(&me, 1, MPI_INT, pes.data(), 1, MPI_INT, *out);
+    if (rc != MPI_SUCCESS || pes != t->members) {
+        if (rc != MPI_SUCCESS) say(call, "MPI_Allgather on the new communicator failed: %s", mpi_ext::mpi_error_text(rc));
+        else say(call, "the new communicator's ranks are not the team's PEs in team order");
+        MPI_Comm_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+int shmemx_init_thread_mpi(MPI_Comm comm, int requested, int* provided) {
+    const char* call = "shmemx_init_thread_mpi";
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        say(call, "requested thread level %d is not one of SHMEM_THREAD_*", requested);
+        return -1;
+    }
+    if (!mpi_usable(call)) return -1;
+    if (comm == MPI_COMM_NULL) {
+        say(call, "the communicator is MPI_COMM_NULL: only the processes of a communicator call this");
+        return -1;
+    }
+    int inter = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter) {
+        say(call, "an inter-communicator cannot be a SHMEM world");
+        return -1;
+    }
+    if (rt::initialized()) {
+        int same = MPI_UNEQUAL;
+        if (g_base != MPI_COMM_NULL) MPI_Comm_compare(comm, g_base, &same);
+        if (same == MPI_IDENT || same == MPI_CONGRUENT) {
+            if (provided) *provided = rt::thread_level();
+            return 0;
+        }
+        say(call, "kishmem is already initialized (%s, %d PEs) over other processes", rt::bootstrap_name(),
+            rt::n_pes());
+        return -1;
+    }
+    if (rt::finalized()) {
+        say(call, "called after shmem_finalize; OpenSHMEM allows one init per program");
+        return -1;
+    }
+    MPI_Comm boot = MPI_COMM_NULL, base = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(comm, &boot);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &base);
+    if (rc != MPI_SUCCESS) {
+        say(call, "MPI_Comm_dup failed: %s", mpi_ext::mpi_error_text(rc));
+        if (boot != MPI_COMM_NULL) MPI_Comm_free(&boot);
+        return -1;
+    }
+    g_base = base;
+    if (g_finalize_key == MPI_KEYVAL_INVALID)
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_mpi_finalize, &g_finalize_key, nullptr);
+    MPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_key, nullptr);
+    api::g_check = env::check();
+    int level = init_with_bootstrap(mpi_ext::bootstrap_mpi(boot), requested);
+    if (provided) *provided = level;
+    return 0;
+}
+
+int shmemx_init_mpi(MPI_Comm comm) { return shmemx_init_thread_mpi(comm, SHMEM_THREAD_SINGLE, nullptr); }
+
+int shmemx_team_get_mpi_comm(shmem_team_t team, MPI_Comm* comm) {
+    const char* call = "shmemx_team_get_mpi_comm";
+    if (!comm) {
+        say(call, "comm is NULL");
+        return -1;
+    }
+    *comm = MPI_COMM_NULL;
+    if (!rt::initialized()) {
+        say(call, "kishmem is not initialized");
+        return -1;
+    }
+    if (!rt::team_valid(team)) {
+        say(call, "team %p is not a valid team", static_cast<void*>(team));
+        return -1;
+    }
+    if (!mpi_usable(call)) return -1;
+    return team_comm(call, team, comm);
+}
+
+int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* team) {
+    const char* call = "shmemx_team_from_mpi_comm";
+    if (!team) {
+        say(call, "team is NULL");
+        return -1;
+    }
+    *team = SHMEM_TEAM_INVALID;
+    if (!rt::initialized()) {
+        say(call, "kishmem is not initialized");
+        return -1;
+    }
+    if (!rt::team_valid(parent)) {
+        say(call, "parent team %p is not a valid team", static_cast<void*>(parent));
+        return -1;
+    }
+    if (!mpi_usable(call)) return -1;
+
+    // 1. Within each communicator: its members as parent PE numbers, in rank order.  A group is
+    //    named by its lowest parent PE number (-1: no communicator, -2: not usable).
+    int info[3] = {-1, -1, 0};  // group, rank in it, its size
+    if (comm != MPI_COMM_NULL) {
+        int inter = 0, rank = 0, size = 0;
+        MPI_Comm_test_inter(comm, &inter);
+        info[0] = -2;
+        if (inter) {
+            say(call, "an inter-communicator cannot be a team");
+        } else {
+            MPI_Comm_rank(comm, &rank);
+            MPI_Comm_size(comm, &size);
+            std::vector<int> pes(size);
+            int me = rt::my_pe();
+            int rc = MPI_Allgather(&me, 1, MPI_INT, pes.data(), 1, MPI_INT, comm);
+            if (rc != MPI_SUCCESS) {
+                say(call, "MPI_Allgather on the communicator failed: %s", mpi_ext::mpi_error_text(rc));
+            } else {
+                int low = parent->size();
+                bool ok = true;
+                for (int pe : pes) {
+                    int idx = pe >= 0 && pe < rt::n_pes() ? parent->index_of[pe] : -1;
+                    if (idx < 0) ok = false;
+                    else low = std::min(low, idx);
+                }
+                if (!ok) say(call, "a process of the communicator is not a PE of the parent team");
+                else info[0] = low;
+                info[1] = rank;
+                info[2] = size;
+            }
+        }
+    }
+
+    // 2. Across the parent: everybody learns every group; all check the same data, so all
+    //    return alike.
+    MPI_Comm pcomm;
+    if (team_comm(call, parent, &pcomm) != 0) return -1;
+    const int np = parent->size();
+    std::vector<int> all(3 * static_cast<std::size_t>(np));
+    int rc = MPI_Allgather(info, 3, MPI_INT, all.data(), 3, MPI_INT, pcomm);
+    MPI_Comm_free(&pcomm);
+    if (rc != MPI_SUCCESS) {
+        say(call, "MPI_Allgather over the parent team failed: %s", mpi_ext::mpi_error_text(rc));
+        return -1;
+    }
+    std::map<int, std::vector<int>> groups;  // lowest parent PE -> parent PEs in rank order
+    const char* bad = nullptr;
+    for (int p = 0; p < np && !bad; ++p) {
+        int key = all[3 * p], rank = all[3 * p + 1], size = all[3 * p + 2];
+        if (key == -1) continue;
+        if (key < 0) {
+            bad = "some PE could not use its communicator";
+            break;
+        }
+        std::vector<int>& g = groups[key];
+        if (g.empty()) g.assign(size, -1);
+        if (static_cast<int>(g.size()) != size || rank < 0 || rank >= size || g[rank] != -1)
+            bad = "the communicators of the PEs overlap without being the same";
+        else g[rank] = p;
+    }
+    for (auto it = groups.begin(); !bad && it != groups.end(); ++it)
+        if (std::find(it->second.begin(), it->second.end(), -1) != it->second.end() ||
+            *std::min_element(it->second.begin(), it->second.end()) != it->first)
+            bad = "a member of some communicator did not pass it (it passed another one or MPI_COMM_NULL)";
+    if (bad) {
+        say(call, "%s: every PE of the parent team passes the communicator it belongs to, or MPI_COMM_NULL", bad);
+        return -1;
+    }
+
+    // 3. Every PE makes every team in the same order, so the parent's agreements pair up; each
+    //    keeps its own.
+    int result = 0;
+    for (auto& [key, members] : groups) {
+        kishmem_team* t = rt::team_from_list(parent, members, 0, call);
+        if (key == info[0]) {
+            *team = t;
+            if (!t) result = -1;  // no team slot left (the runtime said so)
+        }
+    }
+    return result;
+}
+
+}  // extern "C"

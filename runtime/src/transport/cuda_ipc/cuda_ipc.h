@@ -1,0 +1,35 @@
+// Host-initiated operations on device heaps of same-host PEs, mapped through CUDA IPC: puts and
+// gets are cudaMemcpy into the mapped peer heap, atomics a one-thread kernel.  Every operation
+// is complete when it returns, so fence and quiet have nothing to wait for.
+#pragma once
+#include <vector>
+
+#include "../../heap/device_heap.h"
+#include "../transport.h"
+
+namespace kishmem {
+
+class CudaIpcTransport final : public Transport {
+public:
+    explicit CudaIpcTransport(std::vector<char*> bases) : bases_(std::move(bases)) {}
+    const char* name() const override { return "cuda_ipc"; }
+    unsigned caps() const override { return cap_rma | cap_amo32 | cap_amo64 | cap_load_store; }
+    Status put(int, int pe, std::size_t off, const void* src, std::size_t n, bool) override {
+        return device_copy(bases_[pe] + off, src, n);
+    }
+    Status get(int, int pe, std::size_t off, void* dst, std::size_t n, bool) override {
+        return device_copy(dst, bases_[pe] + off, n);
+    }
+    Status amo(int, int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
+               uint64_t* fetched) override {
+        return device_atomic(bases_[pe] + off, static_cast<int>(op), width, operand, compare, fetched);
+    }
+    Status fence(int) override { return Status::ok; }
+    Status quiet(int) override { return Status::ok; }
+    char* base(int pe) const { return bases_[pe]; }
+
+private:
+    std::vector<char*> bases_;
+};
+
+}  // namespace kishmem

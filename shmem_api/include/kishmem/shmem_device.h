@@ -1,0 +1,150 @@
+/* The same OpenSHMEM names in CUDA device code (included by shmem.h when nvcc compiles).
+ *
+ * Under nvcc the routines below are static inline __host__ __device__ functions: in a kernel
+ * they reach peers through the device templates (device/include/kishmem/device/rma.h); on the
+ * host they call the library's entry points (kishmem_h_<name>, aliases of the C routines).
+ * Each translation unit keeps its own __constant__ copy of the device state and registers a
+ * function that fills it, so no relocatable device code (-rdc) is needed. */
+#ifndef KISHMEM_SHMEM_DEVICE_H
+#define KISHMEM_SHMEM_DEVICE_H
+#if defined(__CUDACC__)
+
+#include "kishmem/device/rma.h"
+
+static __constant__ kishmem::device::State kishmem_dstate;
+static void kishmem_fill_dstate(const kishmem::device::State *s) { cudaMemcpyToSymbol(kishmem_dstate, s, sizeof *s); }
+__attribute__((used)) static const int kishmem_dstate_registered =
+    (kishmem_register_device_state(kishmem_fill_dstate), 0);
+
+#define K_HD static inline __host__ __device__
+
+/* One routine: device body DEV; on the host, a call of kishmem_h_shmem_NAME(ARGS). */
+#if defined(__CUDA_ARCH__)
+#define K_DEV_FN(RET, NAME, PARAMS, ARGS, DEV)                                                    \
+    extern "C" RET kishmem_h_shmem_##NAME PARAMS;                                                 \
+    K_HD RET shmem_##NAME PARAMS { DEV; }
+#else
+#define K_DEV_FN(RET, NAME, PARAMS, ARGS, DEV)                                                    \
+    extern "C" RET kishmem_h_shmem_##NAME PARAMS;                                                 \
+    K_HD RET shmem_##NAME PARAMS { return kishmem_h_shmem_##NAME ARGS; }
+#endif
+
+namespace kd = kishmem::device;
+#define KS kishmem_dstate
+
+#define K_DEV_RMA(T, N)                                                                           \
+    K_DEV_FN(void, N##_put, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),                 \
+             return kd::put<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_put"))        \
+    K_DEV_FN(void, N##_get, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),                 \
+             return kd::get<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_get"))        \
+    K_DEV_FN(void, N##_put_nbi, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),             \
+             return kd::put<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_put_nbi"))    \
+    K_DEV_FN(void, N##_get_nbi, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),             \
+             return kd::get<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_get_nbi"))    \
+    K_DEV_FN(void, N##_p, (T * d, T v, int pe), (d, v, pe), return kd::p<T>(KS, d, v, pe, "shmem_" #N "_p")) \
+    K_DEV_FN(T, N##_g, (const T *s, int pe), (s, pe), return kd::g<T>(KS, s, pe, "shmem_" #N "_g")) \
+    K_DEV_FN(void, N##_put_signal, (T * d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+             (d, s, n, sig, v, op, pe),                                                           \
+             return kd::put_signal<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal")) \
+    K_DEV_FN(void, N##_put_signal_nbi, (T * d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+             (d, s, n, sig, v, op, pe),                                                           \
+             return kd::put_signal<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal_nbi"))
+KISHMEM_RMA_TYPES(K_DEV_RMA)
+
+#define K_DEV_MEM(NAME, B, OP)                                                                    \
+    K_DEV_FN(void, NAME, (void *d, const void *s, size_t n, int pe), (d, s, n, pe),               \
+             return kd::OP<kd::Thread>(KS, d, s, n * (B), pe, "shmem_" #NAME))
+K_DEV_MEM(putmem, 1, put)
+K_DEV_MEM(getmem, 1, get)
+K_DEV_MEM(putmem_nbi, 1, put)
+K_DEV_MEM(getmem_nbi, 1, get)
+#define K_DEV_SIZE(B)                                                                             \
+    K_DEV_MEM(put##B, B / 8, put) K_DEV_MEM(get##B, B / 8, get) K_DEV_MEM(put##B##_nbi, B / 8, put) \
+    K_DEV_MEM(get##B##_nbi, B / 8, get)
+KISHMEM_RMA_SIZES(K_DEV_SIZE)
+K_DEV_FN(void, putmem_signal, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe),
+         (d, s, n, sig, v, op, pe), return kd::put_signal<kd::Thread>(KS, d, s, n, sig, v, op, pe, "shmem_putmem_signal"))
+K_DEV_FN(void, putmem_signal_nbi, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe),
+         (d, s, n, sig, v, op, pe),
+         return kd::put_signal<kd::Thread>(KS, d, s, n, sig, v, op, pe, "shmem_putmem_signal_nbi"))
+
+#define K_Z static_cast<T>(0)
+#define K_DEV_AMO_EXT(T, N)                                                                       \
+    K_DEV_FN(T, N##_atomic_fetch, (const T *s, int pe), (s, pe),                                  \
+             return kd::amo<T>(KS, kd::Amo::fetch, const_cast<T *>(s), K_Z, K_Z, pe, "shmem_" #N "_atomic_fetch")) \
+    K_DEV_FN(void, N##_atomic_set, (T * d, T v, int pe), (d, v, pe),                              \
+             kd::amo<T>(KS, kd::Amo::set, d, v, K_Z, pe, "shmem_" #N "_atomic_set"); return)      \
+    K_DEV_FN(T, N##_atomic_swap, (T * d, T v, int pe), (d, v, pe),                                \
+             return kd::amo<T>(KS, kd::Amo::swap, d, v, K_Z, pe, "shmem_" #N "_atomic_swap"))
+#define K_DEV_AMO_STD(T, N)                                                                       \
+    K_DEV_AMO_EXT(T, N)                                                                           \
+    K_DEV_FN(T, N##_atomic_compare_swap, (T * d, T c, T v, int pe), (d, c, v, pe),                \
+             return kd::amo<T>(KS, kd::Amo::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap")) \
+    K_DEV_FN(T, N##_atomic_fetch_inc, (T * d, int pe), (d, pe),                                   \
+             return kd::amo<T>(KS, kd::Amo::fetch_add, d, static_cast<T>(1), K_Z, pe, "shmem_" #N "_atomic_fetch_inc")) \
+    K_DEV_FN(void, N##_atomic_inc, (T * d, int pe), (d, pe),                                      \
+             kd::amo<T>(KS, kd::Amo::add, d, static_cast<T>(1), K_Z, pe, "shmem_" #N "_atomic_inc"); return) \
+    K_DEV_FN(T, N##_atomic_fetch_add, (T * d, T v, int pe), (d, v, pe),                           \
+             return kd::amo<T>(KS, kd::Amo::fetch_add, d, v, K_Z, pe, "shmem_" #N "_atomic_fetch_add")) \
+    K_DEV_FN(void, N##_atomic_add, (T * d, T v, int pe), (d, v, pe),                              \
+             kd::amo<T>(KS, kd::Amo::add, d, v, K_Z, pe, "shmem_" #N "_atomic_add"); return)
+#define K_DEV_AMO_BIT(T, N)                                                                       \
+    K_DEV_FN(T, N##_atomic_fetch_and, (T * d, T v, int pe), (d, v, pe),                           \
+             return kd::amo<T>(KS, kd::Amo::and_, d, v, K_Z, pe, "shmem_" #N "_atomic_fetch_and")) \
+    K_DEV_FN(void, N##_atomic_and, (T * d, T v, int pe), (d, v, pe),                              \
+             kd::amo<T>(KS, kd::Amo::and_, d, v, K_Z, pe, "shmem_" #N "_atomic_and"); return)     \
+    K_DEV_FN(T, N##_atomic_fetch_or, (T * d, T v, int pe), (d, v, pe),                            \
+             return kd::amo<T>(KS, kd::Amo::or_, d, v, K_Z, pe, "shmem_" #N "_atomic_fetch_or"))  \
+    K_DEV_FN(void, N##_atomic_or, (T * d, T v, int pe), (d, v, pe),                               \
+             kd::amo<T>(KS, kd::Amo::or_, d, v, K_Z, pe, "shmem_" #N "_atomic_or"); return)       \
+    K_DEV_FN(T, N##_atomic_fetch_xor, (T * d, T v, int pe), (d, v, pe),                           \
+             return kd::amo<T>(KS, kd::Amo::xor_, d, v, K_Z, pe, "shmem_" #N "_atomic_fetch_xor")) \
+    K_DEV_FN(void, N##_atomic_xor, (T * d, T v, int pe), (d, v, pe),                              \
+             kd::amo<T>(KS, kd::Amo::xor_, d, v, K_Z, pe, "shmem_" #N "_atomic_xor"); return)
+KISHMEM_AMO_STD_TYPES(K_DEV_AMO_STD)
+KISHMEM_AMO_EXT_ONLY_TYPES(K_DEV_AMO_EXT)
+KISHMEM_AMO_BIT_TYPES(K_DEV_AMO_BIT)
+
+#define K_DEV_SYNC(T, N)                                                                          \
+    K_DEV_FN(void, N##_wait_until, (T * v, int cmp, T x), (v, cmp, x),                            \
+             kd::wait_until<T>(KS, v, cmp, x); return)                                            \
+    K_DEV_FN(int, N##_test, (T * v, int cmp, T x), (v, cmp, x),                                   \
+             return kd::cmp<T>(*reinterpret_cast<volatile T *>(v), cmp, x) ? (kd::fence(KS), 1) : 0)
+KISHMEM_SYNC_TYPES(K_DEV_SYNC)
+
+K_DEV_FN(uint64_t, signal_fetch, (const uint64_t *sig), (sig), return *reinterpret_cast<const volatile uint64_t *>(sig))
+K_DEV_FN(uint64_t, signal_wait_until, (uint64_t * sig, int cmp, uint64_t x), (sig, cmp, x),
+         return kd::wait_until<uint64_t>(KS, sig, cmp, x))
+K_DEV_FN(void, fence, (void), (), kd::fence(KS); return)
+K_DEV_FN(void, quiet, (void), (), kd::fence(KS); return)
+K_DEV_FN(void, barrier_all, (void), (), kd::sync_all<kd::Thread>(KS); return)
+K_DEV_FN(void, sync_all, (void), (), kd::sync_all<kd::Thread>(KS); return)
+K_DEV_FN(int, my_pe, (void), (), return KS.my_pe)
+K_DEV_FN(int, n_pes, (void), (), return KS.n_pes)
+K_DEV_FN(void *, ptr, (const void *d, int pe), (d, pe),
+         return (pe >= 0 && pe < KS.n_pes && pe < kd::kMaxPes && KS.peer_base[pe])
+                    ? static_cast<void *>(KS.peer_base[pe] + (static_cast<const char *>(d) - KS.heap_base))
+                    : nullptr)
+
+/* Warp and block variants (shmemx.h names), device only: the same templates, another scope. */
+#define K_DEV_COOP(SUFFIX, COOP)                                                                  \
+    static __device__ inline void shmemx_putmem_##SUFFIX(void *d, const void *s, size_t n, int pe) { \
+        kd::put<COOP>(KS, d, s, n, pe, "shmemx_putmem_" #SUFFIX);                                 \
+    }                                                                                             \
+    static __device__ inline void shmemx_getmem_##SUFFIX(void *d, const void *s, size_t n, int pe) { \
+        kd::get<COOP>(KS, d, s, n, pe, "shmemx_getmem_" #SUFFIX);                                 \
+    }                                                                                             \
+    static __device__ inline void shmemx_putmem_nbi_##SUFFIX(void *d, const void *s, size_t n, int pe) { \
+        kd::put<COOP>(KS, d, s, n, pe, "shmemx_putmem_nbi_" #SUFFIX);                             \
+    }                                                                                             \
+    static __device__ inline void shmemx_putmem_signal_##SUFFIX(void *d, const void *s, size_t n, uint64_t *sig, \
+                                                                uint64_t v, int op, int pe) {     \
+        kd::put_signal<COOP>(KS, d, s, n, sig, v, op, pe, "shmemx_putmem_signal_" #SUFFIX);       \
+    }                                                                                             \
+    static __device__ inline void shmemx_barrier_all_##SUFFIX(void) { kd::sync_all<COOP>(KS); }  \
+    static __device__ inline void shmemx_sync_all_##SUFFIX(void) { kd::sync_all<COOP>(KS); }
+K_DEV_COOP(warp, kd::Warp)
+K_DEV_COOP(block, kd::Block)
+
+#endif /* __CUDACC__ */
+#endif /* KISHMEM_SHMEM_DEVICE_H */

@@ -1,0 +1,90 @@
+/* Bad input to the 1.5 / 1.6 API: each case must end the job with one clear message that names
+ * the call and the PE ("kishmem: PE <n>: <call>: <what>"), never hang and never go on as if
+ * nothing happened.  argv[1] picks the case; CMakeLists.txt matches the message.  Every case
+ * runs on 2 PEs.  These are inputs whose behavior the spec leaves undefined; the implementation
+ * reports them (the spec-defined SHMEM_TEAM_INVALID / SHMEM_CTX_INVALID results are checked
+ * by api_teams and api_ctx instead). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shmem.h>
+
+int main(int argc, char **argv) {
+    const char *what = argc > 1 ? argv[1] : "";
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    long *sym = shmem_calloc(64, sizeof(long));
+    int *isym = shmem_calloc(64, sizeof(int));
+    long *psync = shmem_malloc(SHMEM_BARRIER_SYNC_SIZE * sizeof(long));
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+    long local = 0;
+    shmem_barrier_all();
+
+    if (!strcmp(what, "team_destroyed")) { /* a destroyed team used in a collective */
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t);
+        shmem_team_destroy(t);
+        shmem_int_sum_reduce(t, isym, isym + 8, 1);
+    }
+    if (!strcmp(what, "team_invalid")) /* SHMEM_TEAM_INVALID in a collective */
+        shmem_long_broadcast(SHMEM_TEAM_INVALID, sym, sym + 8, 1, 0);
+    if (!strcmp(what, "team_left_out")) { /* PE 1 is left out of the even PEs and uses the handle */
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &t);
+        if (me == 1) shmem_team_sync(t);
+        shmem_barrier_all();
+    }
+    if (!strcmp(what, "ctx_destroyed") && me == 0) { /* a destroyed context */
+        shmem_ctx_t c;
+        shmem_ctx_create(0, &c);
+        shmem_ctx_destroy(c);
+        shmem_ctx_long_p(c, sym, 1, npes - 1);
+        shmem_ctx_quiet(c);
+    }
+    if (!strcmp(what, "ctx_invalid") && me == 0) /* SHMEM_CTX_INVALID in an RMA call */
+        shmem_ctx_long_put(SHMEM_CTX_INVALID, sym, sym + 8, 4, npes - 1);
+    if (!strcmp(what, "team_pe_range") && me == npes - 1) { /* team PE past the team's end */
+        shmem_team_t t;
+        shmem_ctx_t c;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, 0, 1, NULL, 0, &t);
+        shmem_team_create_ctx(t, 0, &c);
+        shmem_ctx_long_p(c, sym, 1, 1); /* the team has one PE: 0 */
+        shmem_ctx_quiet(c);
+    }
+    if (!strcmp(what, "team_pe_range") && me != npes - 1) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, 0, 1, NULL, 0, &t);
+    }
+    if (!strcmp(what, "fcollect_mismatch")) /* fcollect needs the same nelems everywhere */
+        shmem_int_fcollect(SHMEM_TEAM_WORLD, isym, isym + 32, (size_t)me + 1);
+    if (!strcmp(what, "reduce_mismatch"))
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sym, sym + 32, me == 0 ? 2 : 3);
+    if (!strcmp(what, "broadcast_mismatch")) /* different roots */
+        shmem_int_broadcast(SHMEM_TEAM_WORLD, isym, isym + 32, 4, me);
+    if (!strcmp(what, "broadcast_root")) /* root outside the team */
+        shmem_int_broadcast(SHMEM_TEAM_WORLD, isym, isym + 32, 4, npes);
+    if (!strcmp(what, "split_mismatch")) { /* different triplets */
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, me + 1, NULL, 0, &t);
+    }
+    if (!strcmp(what, "active_set_range")) /* the active set runs past the last PE */
+        shmem_barrier(0, 0, npes + 1, psync);
+    if (!strcmp(what, "lock_stack") && me == 0) /* a lock that is not symmetric */
+        shmem_set_lock(&local);
+    if (!strcmp(what, "lock_private") && me == npes - 1) {
+        long *priv = malloc(sizeof(long));
+        *priv = 0;
+        (void)shmem_test_lock(priv);
+    }
+    if (!strcmp(what, "signal_op") && me == 0) /* neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD */
+        shmem_long_put_signal(sym, sym + 8, 1, (uint64_t *)(sym + 16), 1, 12345, npes - 1);
+    if (!strcmp(what, "wait_vector_cmp")) /* comparison operator out of range */
+        (void)shmem_long_test_any_vector(sym, 4, NULL, 77, sym + 8);
+
+    shmem_barrier_all();
+    printf("no error was raised for '%s'\n", what);
+    fflush(stdout);
+    shmem_finalize();
+    return 0;
+}
