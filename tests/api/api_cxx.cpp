@@ -172,6 +172,7 @@ int main() {
         shmem_atomic_set(&d[0], 1.5 * me, right_pe);
         shmem_barrier_all();
         CHECK(d[0] == 1.5 * left_pe, "C++ double atomic_set");
+        shmem_barrier_all();
         CHECK(shmem_atomic_swap(&d[0], 2.0, right_pe) == 1.5 * me, "C++ double atomic_swap");
         CHECK(shmem_sum_reduce(SHMEM_TEAM_WORLD, fdst, fsrc, 1) == 0, "C++ float sum_reduce rc");
         CHECK(fdst[0] == 0.25f * npes * (npes + 1), "C++ float sum_reduce: %g", (double)fdst[0]);

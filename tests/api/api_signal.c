@@ -28,9 +28,9 @@ static uint64_t *fresh_signal(void) {
 
 #define SIG_TYPED(T, NAME)                                                                         \
     static void sig_##NAME(void) {                                                                 \
-        T *dst = (T *)shmem_malloc(2 * N * sizeof(T));                                             \
+        T *dst = (T *)shmem_malloc(3 * N * sizeof(T));                                             \
         T src[N];                                                                                  \
-        for (int i = 0; i < 2 * N; ++i) dst[i] = (T)SENT;                                          \
+        for (int i = 0; i < 3 * N; ++i) dst[i] = (T)SENT;                                          \
         uint64_t *s1 = fresh_signal(), *s2 = fresh_signal();                                       \
         for (int i = 0; i < N; ++i) src[i] = (T)api_val(me, i);                                    \
         shmem_barrier_all();                                                                       \
@@ -40,15 +40,15 @@ static uint64_t *fresh_signal(void) {
         CHECK(got == (uint64_t)(left + 1) << 8, "shmem_signal_wait_until returned %llu", (unsigned long long)got); \
         for (int i = 0; i < N; ++i)                                                                \
             CHECK(dst[i] == (T)api_val(left, i), "shmem_" #NAME "_put_signal: element %d after the signal", i); \
-        CHECK(dst[N] == (T)SENT, "shmem_" #NAME "_put_signal wrote past its end");                 \
         for (int i = 0; i < N; ++i) src[i] = (T)api_val(me, i + 11);                               \
-        shmem_##NAME##_put_signal_nbi(dst + N, src, N, s2, 1, SHMEM_SIGNAL_ADD, right);            \
+        shmem_##NAME##_put_signal_nbi(dst + 2 * N, src, N, s2, 1, SHMEM_SIGNAL_ADD, right);        \
         shmem_quiet();                                                                             \
         got = shmem_signal_wait_until(s2, SHMEM_CMP_GE, 1);                                        \
         CHECK(got == 1, "signal after one SHMEM_SIGNAL_ADD of 1: %llu", (unsigned long long)got);  \
         for (int i = 0; i < N; ++i)                                                                \
-            CHECK(dst[N + i] == (T)api_val(left, i + 11), "shmem_" #NAME "_put_signal_nbi: element %d", i); \
+            CHECK(dst[2 * N + i] == (T)api_val(left, i + 11), "shmem_" #NAME "_put_signal_nbi: element %d", i); \
         shmem_barrier_all();                                                                       \
+        for (int i = N; i < 2 * N; ++i) CHECK(dst[i] == (T)SENT, "shmem_" #NAME "_put_signal wrote past its end"); \
         shmem_free(dst);                                                                           \
     }
 KISHMEM_RMA_TYPES(SIG_TYPED)

@@ -150,9 +150,11 @@ static void nested(void) {
     if (t1 != SHMEM_TEAM_INVALID) { /* only T1's members take part in splitting T1 */
         CHECK(shmem_team_split_strided(t1, 0, 2, n2, NULL, 0, &t2) == 0, "nested: split T2 from T1");
         check_team("T2 = split(T1, 0, 2)", t2, w2, n2);
-        for (int i = 0; i < n2; ++i)
-            CHECK(shmem_team_translate_pe(t2, i, t1) == 2 * i, "translate_pe(T2, %d, T1) = %d", i, shmem_team_translate_pe(t2, i, t1));
         if (t2 != SHMEM_TEAM_INVALID) {
+            for (int i = 0; i < n2; ++i)
+                CHECK(shmem_team_translate_pe(t2, i, t1) == 2 * i, "translate_pe(T2, %d, T1) = %d", i, shmem_team_translate_pe(t2, i, t1));
+            for (int i = 0; i < n1; ++i)
+                CHECK(shmem_team_translate_pe(t1, i, t2) == (i % 2 ? -1 : i / 2), "translate_pe(T1, %d, T2)", i);
             CHECK(shmem_team_split_strided(t2, n2 - 1, 0, 1, NULL, 0, &t3) == 0, "nested: split T3 from T2");
             int w3 = w2[n2 - 1];
             check_team("T3 = last of T2", t3, &w3, 1);

@@ -4,7 +4,7 @@
  *
  * 1. Host map: every PE puts its gethostname() into a table on every PE; PEs with the same name
  *    share a host.  shmem_ptr must be non-NULL for exactly those PEs (itself included) and NULL
- *    for every PE on another host.
+ *    for every PE on another host; SHMEM_TEAM_SHARED must hold exactly those PEs.
  * 2. Same-host traffic is shared memory: each PE stores a token into every same-host peer's heap
  *    through shmem_ptr and waits for the peers' tokens with plain loads and no OpenSHMEM call,
  *    so no transport progress could have delivered them; loads through shmem_ptr see the peer's
@@ -15,7 +15,8 @@
  *    it every PE must find exactly npes more arrivals and every slot at this round.  Two counters
  *    alternate between rounds, so a PE that already runs the next round cannot hide a missing
  *    arrival and is itself caught (the count would be too high).  The barrier is
- *    shmem_barrier_all, or shmem_quiet + shmem_sync_all, in turn.
+ *    shmem_barrier_all, shmem_quiet + shmem_sync_all, or shmem_quiet + shmem_team_sync on
+ *    SHMEM_TEAM_WORLD, in turn.
  * Also the PE with launcher rank 1 starts late (before shmem_init) and the last PE reaches
  * shmem_finalize late: the start-up and shut-down synchronisation must cope.
  *
@@ -106,6 +107,17 @@ int main(int argc, char **argv) {
         printf("\n");
         fflush(stdout);
     }
+    /* SHMEM_TEAM_SHARED is this host's PEs, in world order */
+    CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == same_here, "SHMEM_TEAM_SHARED has %d PEs, this host %d",
+          shmem_team_n_pes(SHMEM_TEAM_SHARED), same_here);
+    for (int pe = 0, idx = 0; pe < npes; ++pe) {
+        int t = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED);
+        int same = strcmp(hosts[pe], myhost) == 0;
+        CHECK(t == (same ? idx : -1), "PE %d (on %s) is PE %d of SHMEM_TEAM_SHARED, expected %d", pe, hosts[pe], t,
+              same ? idx : -1);
+        if (pe == me) CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == idx, "shmem_team_my_pe(SHMEM_TEAM_SHARED)");
+        idx += same;
+    }
     if (getenv("KISHMEM_TEST_MULTIHOST")) {
         CHECK(nhosts >= 2, "KISHMEM_TEST_MULTIHOST is set, but all %d PEs run on host %s", npes, myhost);
         CHECK(max_per_host >= 2, "KISHMEM_TEST_MULTIHOST is set, but no host has two PEs: nothing shares memory");
@@ -150,13 +162,17 @@ int main(int argc, char **argv) {
             shmem_int_p(&slot[me], k, pe);
         }
         const char *kind;
-        if (k % 2 == 0) {
+        if (k % 3 == 0) {
             kind = "shmem_barrier_all";
             shmem_barrier_all();
-        } else {
+        } else if (k % 3 == 1) {
             kind = "shmem_quiet + shmem_sync_all";
             shmem_quiet();
             shmem_sync_all();
+        } else {
+            kind = "shmem_quiet + shmem_team_sync(SHMEM_TEAM_WORLD)";
+            shmem_quiet();
+            CHECK(shmem_team_sync(SHMEM_TEAM_WORLD) == 0, "shmem_team_sync failed");
         }
         long want = (long)(k / 2 + 1) * npes;
         long got = shmem_long_atomic_fetch(&count[k % 2], me);

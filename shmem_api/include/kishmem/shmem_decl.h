@@ -79,7 +79,21 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
     K_DECL_CTX2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
     K_DECL_DEV2(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
     K_DECL_DEV2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-KISHMEM_RMA_TYPES(K_DECL_RMA)
+#define K_DECL_RMA_HOST(T, N)                                                                          \
+    K_DECL_CTX2(void, N##_put, T *dest, const T *source, size_t nelems, int pe)                   \
+    K_DECL_CTX2(void, N##_get, T *dest, const T *source, size_t nelems, int pe)                   \
+    K_DECL_CTX2(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)               \
+    K_DECL_CTX2(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)               \
+    K_DECL_CTX2(void, N##_p, T *dest, T value, int pe)                                            \
+    K_DECL_CTX2(T, N##_g, const T *source, int pe)                                                \
+    K_DECL_CTX2(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    K_DECL_CTX2(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    K_DECL_CTX2(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    K_DECL_CTX2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    K_DECL_CTX2(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    K_DECL_CTX2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+KISHMEM_RMA_TYPES_DEV(K_DECL_RMA)
+KISHMEM_RMA_TYPES_HOST_ONLY(K_DECL_RMA_HOST)
 
 #define K_DECL_RMA_SIZE(B)                                                                        \
     K_DECL_DEV2(void, put##B, void *dest, const void *source, size_t nelems, int pe)              \

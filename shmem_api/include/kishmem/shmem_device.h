@@ -49,7 +49,7 @@ namespace kd = kishmem::device;
     K_DEV_FN(void, N##_put_signal_nbi, (T * d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
              (d, s, n, sig, v, op, pe),                                                           \
              return kd::put_signal<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal_nbi"))
-KISHMEM_RMA_TYPES(K_DEV_RMA)
+KISHMEM_RMA_TYPES_DEV(K_DEV_RMA)
 
 #define K_DEV_MEM(NAME, B, OP)                                                                    \
     K_DEV_FN(void, NAME, (void *d, const void *s, size_t n, int pe), (d, s, n, pe),               \
@@ -68,39 +68,38 @@ K_DEV_FN(void, putmem_signal_nbi, (void *d, const void *s, size_t n, uint64_t *s
          (d, s, n, sig, v, op, pe),
          return kd::put_signal<kd::Thread>(KS, d, s, n, sig, v, op, pe, "shmem_putmem_signal_nbi"))
 
-#define K_Z static_cast<T>(0)
 #define K_DEV_AMO_EXT(T, N)                                                                       \
     K_DEV_FN(T, N##_atomic_fetch, (const T *s, int pe), (s, pe),                                  \
-             return kd::amo<T>(KS, kd::Amo::fetch, const_cast<T *>(s), K_Z, K_Z, pe, "shmem_" #N "_atomic_fetch")) \
+             return kd::amo<T>(KS, kd::Amo::fetch, const_cast<T *>(s), static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch")) \
     K_DEV_FN(void, N##_atomic_set, (T * d, T v, int pe), (d, v, pe),                              \
-             kd::amo<T>(KS, kd::Amo::set, d, v, K_Z, pe, "shmem_" #N "_atomic_set"); return)      \
+             kd::amo<T>(KS, kd::Amo::set, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_set"); return)      \
     K_DEV_FN(T, N##_atomic_swap, (T * d, T v, int pe), (d, v, pe),                                \
-             return kd::amo<T>(KS, kd::Amo::swap, d, v, K_Z, pe, "shmem_" #N "_atomic_swap"))
+             return kd::amo<T>(KS, kd::Amo::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap"))
 #define K_DEV_AMO_STD(T, N)                                                                       \
     K_DEV_AMO_EXT(T, N)                                                                           \
     K_DEV_FN(T, N##_atomic_compare_swap, (T * d, T c, T v, int pe), (d, c, v, pe),                \
              return kd::amo<T>(KS, kd::Amo::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap")) \
     K_DEV_FN(T, N##_atomic_fetch_inc, (T * d, int pe), (d, pe),                                   \
-             return kd::amo<T>(KS, kd::Amo::fetch_add, d, static_cast<T>(1), K_Z, pe, "shmem_" #N "_atomic_fetch_inc")) \
+             return kd::amo<T>(KS, kd::Amo::fetch_add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_inc")) \
     K_DEV_FN(void, N##_atomic_inc, (T * d, int pe), (d, pe),                                      \
-             kd::amo<T>(KS, kd::Amo::add, d, static_cast<T>(1), K_Z, pe, "shmem_" #N "_atomic_inc"); return) \
+             kd::amo<T>(KS, kd::Amo::add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_inc"); return) \
     K_DEV_FN(T, N##_atomic_fetch_add, (T * d, T v, int pe), (d, v, pe),                           \
-             return kd::amo<T>(KS, kd::Amo::fetch_add, d, v, K_Z, pe, "shmem_" #N "_atomic_fetch_add")) \
+             return kd::amo<T>(KS, kd::Amo::fetch_add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_add")) \
     K_DEV_FN(void, N##_atomic_add, (T * d, T v, int pe), (d, v, pe),                              \
-             kd::amo<T>(KS, kd::Amo::add, d, v, K_Z, pe, "shmem_" #N "_atomic_add"); return)
+             kd::amo<T>(KS, kd::Amo::add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_add"); return)
 #define K_DEV_AMO_BIT(T, N)                                                                       \
     K_DEV_FN(T, N##_atomic_fetch_and, (T * d, T v, int pe), (d, v, pe),                           \
-             return kd::amo<T>(KS, kd::Amo::and_, d, v, K_Z, pe, "shmem_" #N "_atomic_fetch_and")) \
+             return kd::amo<T>(KS, kd::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_and")) \
     K_DEV_FN(void, N##_atomic_and, (T * d, T v, int pe), (d, v, pe),                              \
-             kd::amo<T>(KS, kd::Amo::and_, d, v, K_Z, pe, "shmem_" #N "_atomic_and"); return)     \
+             kd::amo<T>(KS, kd::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_and"); return)     \
     K_DEV_FN(T, N##_atomic_fetch_or, (T * d, T v, int pe), (d, v, pe),                            \
-             return kd::amo<T>(KS, kd::Amo::or_, d, v, K_Z, pe, "shmem_" #N "_atomic_fetch_or"))  \
+             return kd::amo<T>(KS, kd::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_or"))  \
     K_DEV_FN(void, N##_atomic_or, (T * d, T v, int pe), (d, v, pe),                               \
-             kd::amo<T>(KS, kd::Amo::or_, d, v, K_Z, pe, "shmem_" #N "_atomic_or"); return)       \
+             kd::amo<T>(KS, kd::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_or"); return)       \
     K_DEV_FN(T, N##_atomic_fetch_xor, (T * d, T v, int pe), (d, v, pe),                           \
-             return kd::amo<T>(KS, kd::Amo::xor_, d, v, K_Z, pe, "shmem_" #N "_atomic_fetch_xor")) \
+             return kd::amo<T>(KS, kd::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor")) \
     K_DEV_FN(void, N##_atomic_xor, (T * d, T v, int pe), (d, v, pe),                              \
-             kd::amo<T>(KS, kd::Amo::xor_, d, v, K_Z, pe, "shmem_" #N "_atomic_xor"); return)
+             kd::amo<T>(KS, kd::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_xor"); return)
 KISHMEM_AMO_STD_TYPES(K_DEV_AMO_STD)
 KISHMEM_AMO_EXT_ONLY_TYPES(K_DEV_AMO_EXT)
 KISHMEM_AMO_BIT_TYPES(K_DEV_AMO_BIT)

@@ -8,14 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Standard RMA types (OpenSHMEM 1.5, Table 5). */
-#define KISHMEM_RMA_TYPES(X)                                                                      \
-    X(float, float) X(double, double) X(long double, longdouble) X(char, char)                    \
+/* Standard RMA types (OpenSHMEM 1.5, Table 5).  long double has no device form (device code
+ * computes it as double), hence the two parts. */
+#define KISHMEM_RMA_TYPES_DEV(X)                                                                  \
+    X(float, float) X(double, double) X(char, char)                                               \
     X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong)        \
     X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
     X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)          \
     X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) \
     X(size_t, size) X(ptrdiff_t, ptrdiff)
+#define KISHMEM_RMA_TYPES_HOST_ONLY(X) X(long double, longdouble)
+#define KISHMEM_RMA_TYPES(X) KISHMEM_RMA_TYPES_DEV(X) KISHMEM_RMA_TYPES_HOST_ONLY(X)
 
 /* Sized RMA: X(BITS) for shmem_putBITS / shmem_getBITS / ... (bytes = BITS / 8). */
 #define KISHMEM_RMA_SIZES(X) X(8) X(16) X(32) X(64) X(128)

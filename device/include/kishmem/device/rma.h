@@ -4,6 +4,8 @@
 #if defined(__CUDACC__)
 #include <stdint.h>
 
+#include <cstdio>
+#include <cstring>
 #include <type_traits>
 
 #include "coop.h"

@@ -1,0 +1,49 @@
+// Kernels of the GPU test, in a translation unit of their own: with gpu_main.cu it proves that
+// two .cu files built without -rdc each see the device state.
+#include <shmem.h>
+#include <shmemx.h>
+
+#include "gpu_kernels.h"
+
+__global__ void k_ring_put(int* dst, const int* src, int n) {
+    int me = shmem_my_pe(), np = shmem_n_pes();
+    if (threadIdx.x == 0 && blockIdx.x == 0) shmem_int_put(dst, src, n, (me + 1) % np);
+}
+
+__global__ void k_p_g(long* cell, long* out) {
+    int me = shmem_my_pe(), np = shmem_n_pes();
+    shmem_long_p(cell, 1000 + me, (me + 1) % np);
+    shmem_barrier_all();
+    *out = shmem_long_g(cell, (me + 1) % np);  // what my left neighbour put there... on my right PE
+}
+
+__global__ void k_atomics(unsigned long long* counter, int rounds, unsigned long long* fetched) {
+    int np = shmem_n_pes();
+    for (int r = 0; r < rounds; ++r)
+        for (int pe = 0; pe < np; ++pe) fetched[r * np + pe] = shmem_ulonglong_atomic_fetch_inc(counter, pe);
+}
+
+__global__ void k_signal(char* dst, const char* src, size_t n, uint64_t* sig, int rounds) {
+    int me = shmem_my_pe(), np = shmem_n_pes();
+    int right = (me + 1) % np;
+    for (int r = 1; r <= rounds; ++r) {
+        shmemx_putmem_signal_block(dst, src, n, sig, 1, SHMEM_SIGNAL_ADD, right);
+        if (threadIdx.x == 0) shmem_signal_wait_until(sig, SHMEM_CMP_GE, (uint64_t)r);
+        __syncthreads();
+    }
+}
+
+__global__ void k_coop_put(char* dst, const char* src, size_t n, int scope) {
+    int me = shmem_my_pe(), np = shmem_n_pes();
+    int right = (me + 1) % np;
+    if (scope == 0 && threadIdx.x == 0) shmem_putmem(dst, src, n, right);
+    if (scope == 1 && threadIdx.x < 32) shmemx_putmem_warp(dst, src, n, right);
+    if (scope == 2) shmemx_putmem_block(dst, src, n, right);
+    shmemx_barrier_all_block();
+}
+
+void launch_ring_put(int* dst, const int* src, int n) { k_ring_put<<<1, 1>>>(dst, src, n); }
+void launch_p_g(long* cell, long* out) { k_p_g<<<1, 1>>>(cell, out); }
+void launch_atomics(unsigned long long* c, int rounds, unsigned long long* f) { k_atomics<<<1, 1>>>(c, rounds, f); }
+void launch_signal(char* d, const char* s, size_t n, uint64_t* sig, int rounds) { k_signal<<<1, 256>>>(d, s, n, sig, rounds); }
+void launch_coop_put(char* d, const char* s, size_t n, int scope) { k_coop_put<<<1, 256>>>(d, s, n, scope); }

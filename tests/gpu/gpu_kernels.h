@@ -1,0 +1,8 @@
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+void launch_ring_put(int* dst, const int* src, int n);
+void launch_p_g(long* cell, long* out);
+void launch_atomics(unsigned long long* counter, int rounds, unsigned long long* fetched);
+void launch_signal(char* dst, const char* src, size_t n, uint64_t* sig, int rounds);
+void launch_coop_put(char* dst, const char* src, size_t n, int scope);

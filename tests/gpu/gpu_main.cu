@@ -1,0 +1,134 @@
+// GPU test: device-side RMA, atomics, signals, barriers and warp/block puts on a GPU heap, plus
+// the host API on that heap.  Exits 77 (CTest's skip) where no GPU is usable.
+#include <cuda_runtime.h>
+#include <shmem.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "gpu_kernels.h"
+
+#define CK(x)                                                                                   \
+    do {                                                                                        \
+        cudaError_t e_ = (x);                                                                   \
+        if (e_ != cudaSuccess) {                                                                \
+            std::fprintf(stderr, "FAIL: PE %d: %s: %s\n", shmem_my_pe(), #x, cudaGetErrorString(e_)); \
+            shmem_global_exit(1);                                                               \
+        }                                                                                       \
+    } while (0)
+#define CHECK(cond, ...)                                                                        \
+    do {                                                                                        \
+        if (!(cond)) {                                                                          \
+            std::fprintf(stderr, "FAIL: PE %d: line %d: %s: ", shmem_my_pe(), __LINE__, #cond); \
+            std::fprintf(stderr, __VA_ARGS__);                                                  \
+            std::fputc('\n', stderr);                                                           \
+            shmem_global_exit(1);                                                               \
+        }                                                                                       \
+    } while (0)
+
+static void sync_device() {
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+}
+
+int main() {
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        std::printf("SKIP: no usable GPU\n");
+        return 77;
+    }
+    setenv("KISHMEM_HEAP", "device", 0);
+    shmem_init();
+    int me = shmem_my_pe(), np = shmem_n_pes(), left = (me + np - 1) % np;
+
+    // 1. device ring put (kernel in the other translation unit)
+    const int n = 4099;
+    int* dst = (int*)shmem_malloc(n * sizeof(int));
+    int* src = (int*)shmem_malloc(n * sizeof(int));
+    std::vector<int> h(n);
+    for (int i = 0; i < n; ++i) h[i] = me * 100000 + i;
+    CK(cudaMemcpy(src, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    CK(cudaMemset(dst, 0xff, n * sizeof(int)));
+    shmem_barrier_all();
+    launch_ring_put(dst, src, n);
+    sync_device();
+    shmem_barrier_all();
+    CK(cudaMemcpy(h.data(), dst, n * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i) CHECK(h[i] == left * 100000 + i, "ring element %d = %d", i, h[i]);
+
+    // 2. device p, barrier_all in a kernel, g
+    long* cell = (long*)shmem_calloc(1, sizeof(long));
+    long* out = nullptr;
+    CK(cudaMalloc(&out, sizeof(long)));
+    shmem_barrier_all();
+    launch_p_g(cell, out);
+    sync_device();
+    long got = 0;
+    CK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(got == 1000 + me, "g after p on the right neighbour: %ld", got);
+    shmem_barrier_all();
+
+    // 3. device atomics from every PE to every PE: each value fetched exactly once per target
+    const int rounds = 50;
+    unsigned long long* counter = (unsigned long long*)shmem_calloc(1, sizeof(unsigned long long));
+    unsigned long long* fetched = nullptr;
+    CK(cudaMalloc(&fetched, rounds * np * sizeof(unsigned long long)));
+    shmem_barrier_all();
+    launch_atomics(counter, rounds, fetched);
+    sync_device();
+    shmem_barrier_all();
+    unsigned long long total = 0;
+    CK(cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost));
+    CHECK(total == (unsigned long long)rounds * np, "counter %llu, expected %llu", total, (unsigned long long)rounds * np);
+    // host atomics on the device heap, and host get of another PE's counter
+    unsigned long long before = shmem_ulonglong_atomic_fetch_add(counter, 5, left);
+    CHECK(before >= (unsigned long long)rounds * np, "host fetch_add returned %llu", before);
+    shmem_barrier_all();
+    CK(cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost));
+    CHECK(total == (unsigned long long)rounds * np + 5, "after host fetch_add: %llu", total);
+
+    // 4. put-with-signal ring from a block, repeated
+    const size_t bytes = 1 << 20;
+    char* sbuf = (char*)shmem_malloc(bytes);
+    char* rbuf = (char*)shmem_malloc(bytes);
+    uint64_t* sig = (uint64_t*)shmem_calloc(1, sizeof(uint64_t));
+    CK(cudaMemset(sbuf, 0x30 + me, bytes));
+    shmem_barrier_all();
+    launch_signal(rbuf, sbuf, bytes, sig, 10);
+    sync_device();
+    shmem_barrier_all();
+    std::vector<char> hb(bytes);
+    CK(cudaMemcpy(hb.data(), rbuf, bytes, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < bytes; i += 4093) CHECK(hb[i] == (char)(0x30 + left), "signal data byte %zu", i);
+    CHECK(shmem_signal_fetch(sig) == 10, "signal value %llu", (unsigned long long)shmem_signal_fetch(sig));
+
+    // 5. thread / warp / block puts of odd sizes and alignments
+    for (int scope = 0; scope < 3; ++scope) {
+        for (size_t sz : {(size_t)1, (size_t)7, (size_t)64, (size_t)4097, (size_t)65536 + 3}) {
+            CK(cudaMemset(rbuf, 0, sz + 16));
+            CK(cudaMemset(sbuf, 0x41 + scope + me, sz + 16));
+            shmem_barrier_all();
+            launch_coop_put(rbuf + 1, sbuf + 1, sz, scope);
+            sync_device();
+            shmem_barrier_all();
+            CK(cudaMemcpy(hb.data(), rbuf, sz + 2, cudaMemcpyDeviceToHost));
+            CHECK(hb[0] == 0 && hb[sz + 1] == 0, "scope %d size %zu wrote outside the range", scope, sz);
+            for (size_t i = 1; i <= sz; ++i)
+                CHECK(hb[i] == (char)(0x41 + scope + left), "scope %d size %zu byte %zu = %d", scope, sz, i, hb[i]);
+        }
+    }
+
+    // 6. host put into a device heap, host wait_until on a device-heap variable
+    long* flag = (long*)shmem_calloc(1, sizeof(long));
+    shmem_long_p(flag, 42 + me, (me + 1) % np);
+    shmem_long_wait_until(flag, SHMEM_CMP_EQ, 42 + left);
+    CHECK(shmem_long_g(flag, me) == 42 + left, "host g of own device heap");
+    CHECK(shmem_ptr(flag, (me + 1) % np) != nullptr, "shmem_ptr to a same-host GPU heap");
+
+    shmem_barrier_all();
+    if (me == 0) std::printf("PASS gpu_rma on %d PEs\n", np);
+    shmem_finalize();
+    return 0;
+}
