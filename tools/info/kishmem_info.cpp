@@ -5,6 +5,7 @@
 
 #include "kishmem/config.h"
 #include "kishmem/env.h"
+#include "kishmem/ibgda_info.h"
 #include "shmem.h"
 
 static const char* yesno(int v) { return v ? "yes" : "no"; }
@@ -53,6 +54,8 @@ static void print_build() {
     std::printf("Transports:\n");
     std::printf("  shm    load/store on same-host peers' heaps (POSIX shared memory)\n");
     if (KISHMEM_HAVE_UCX_BUILD) std::printf("  ucx    put/get/atomics through UCX (off-host peers, or KISHMEM_REMOTE=ucx)\n");
+    if (KISHMEM_HAVE_CUDA_BUILD) std::printf("  cuda_ipc  GPU heaps of same-host PEs through CUDA IPC (KISHMEM_HEAP=auto|device)\n");
+    std::printf("IBGDA: %s\n", kishmem::ibgda_status().c_str());
 }
 
 int main(int argc, char** argv) {
