@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tools/gpu/run.sh: on a machine with an NVIDIA GPU, build kishmem, run the GPU tests at 1, 2
+# and 4 PEs under a private MPS daemon, and run the device benchmark against NVSHMEM (same
+# source, same PE count, same run).  Results go to $OUT (default ./gpu-results):
+#   tests.log, kishmem.txt, nvshmem.txt, gpu_perf.md (the side-by-side table), env.txt.
+# Where the machine has PMIx's library but not its headers, put pmix.h & co. in
+# .gpu-deps/pmix/include.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+RES=${OUT:-$ROOT/gpu-results}
+mkdir -p "$RES"
+T=$(mktemp -d)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export CUDA_MODULE_LOADING=EAGER NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+
+{
+  date -u; nvidia-smi -L; nvcc --version | tail -1; mpirun --version | head -1
+  git rev-parse HEAD 2>/dev/null || true
+} > "$RES/env.txt" 2>&1
+
+# ---- build -------------------------------------------------------------------------------
+gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+  -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
+  || { tail -30 "$RES/configure.log"; exit 1; }
+grep -E "kishmem:" "$RES/configure.log"
+cmake --build build-gpu -j"$(nproc)" --target gpu_rma kishmem_gpu_perf > "$RES/build.log" 2>&1 \
+  || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
+
+# ---- private MPS daemon: several PEs on one GPU -------------------------------------------
+export CUDA_MPS_PIPE_DIRECTORY=$T/mps CUDA_MPS_LOG_DIRECTORY=$T/mpslog
+mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+nvidia-cuda-mps-control -d && echo "MPS daemon started"
+trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; rm -rf "$T"' EXIT
+
+# ---- tests -------------------------------------------------------------------------------
+fails=0
+for np in 1 2 4; do
+  for heap in device; do
+    if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=$heap KISHMEM_HANG_ABORT=60 \
+       tests/launch.sh mpirun "$np" 120 -- build-gpu/tests/gpu/gpu_rma >> "$RES/tests.log" 2>&1; then
+      echo "PASS gpu.rma np=$np"
+    else
+      echo "FAIL gpu.rma np=$np"; fails=$((fails + 1))
+    fi
+  done
+done
+tail -20 "$RES/tests.log"
+
+# ---- benchmark: kishmem, then NVSHMEM, same source ---------------------------------------
+SHMEM_SYMMETRIC_SIZE=256M timeout 300 mpirun -np 2 --bind-to none build-gpu/tools/perf/gpu/kishmem_gpu_perf \
+  > "$RES/kishmem.txt" 2>&1 || echo "kishmem benchmark failed: $(tail -3 "$RES/kishmem.txt")"
+NV=$(python3 -c 'import nvidia.nvshmem,os;print(os.path.dirname(nvidia.nvshmem.__file__))' 2>/dev/null)
+if [[ -n $NV ]]; then
+  mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
+  if nvcc -O3 -rdc=true -arch=sm_90 -DUSE_NVSHMEM -I"$NV/include" tools/perf/gpu/shmem_gpu_perf.cu -o "$T/nv_perf" \
+      -L"$T/nvlib" -L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath -Xlinker "$NV/lib" \
+      > "$RES/nvshmem_build.log" 2>&1; then
+    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=512M \
+      timeout 300 mpirun -np 2 --bind-to none -x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS \
+      -x NVSHMEM_DISABLE_NCCL -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_perf" > "$RES/nvshmem.txt" 2>&1 \
+      || echo "NVSHMEM benchmark failed: $(tail -5 "$RES/nvshmem.txt")"
+  else
+    echo "NVSHMEM build failed:"; tail -5 "$RES/nvshmem_build.log"
+  fi
+else
+  echo "NVSHMEM not found" > "$RES/nvshmem.txt"
+fi
+python3 tools/perf/gpu/compare.py "$RES/kishmem.txt" "$RES/nvshmem.txt" | tee "$RES/gpu_perf.md"
+exit $fails

@@ -1,0 +1,165 @@
+// Device-side benchmarks, one source for two libraries: built against kishmem (spec names, no
+// -rdc) or, with -DUSE_NVSHMEM, against NVSHMEM (nvshmem_ names, -rdc=true).  Prints lines
+// "RESULT <impl> <test> <bytes> <value> <unit>" that tools/perf/gpu/compare.py pairs up.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#ifdef USE_NVSHMEM
+#include <nvshmem.h>
+#include <nvshmemx.h>
+#define IMPL "nvshmem"
+#define S(x) nvshmem_##x
+#define SX(x) nvshmemx_##x
+#define CMP_EQ NVSHMEM_CMP_EQ
+#define CMP_GE NVSHMEM_CMP_GE
+#else
+#include <shmem.h>
+#include <shmemx.h>
+#define IMPL "kishmem"
+#define S(x) shmem_##x
+#define SX(x) shmemx_##x
+#define CMP_EQ SHMEM_CMP_EQ
+#define CMP_GE SHMEM_CMP_GE
+#endif
+
+#define CK(x)                                                                                   \
+    do {                                                                                        \
+        cudaError_t e_ = (x);                                                                   \
+        if (e_ != cudaSuccess) {                                                                \
+            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                       \
+            std::exit(1);                                                                       \
+        }                                                                                       \
+    } while (0)
+
+__global__ void pingpong(long* flag, int iters, int me) {
+    int peer = 1 - me;
+    for (int i = 1; i <= iters; ++i) {
+        if (me == 0) {
+            S(long_p)(flag, i, peer);
+            S(long_wait_until)(flag, CMP_EQ, i);
+        } else {
+            S(long_wait_until)(flag, CMP_EQ, i);
+            S(long_p)(flag, i, peer);
+        }
+    }
+}
+
+__global__ void p_quiet(long* cell, int iters) {
+    for (int i = 0; i < iters; ++i) {
+        S(long_p)(cell, i, 1);
+        S(quiet)();
+    }
+}
+
+__global__ void g_loop(long* cell, int iters, long* sink) {
+    long acc = 0;
+    for (int i = 0; i < iters; ++i) acc += S(long_g)(cell + (i & 7), 1);
+    *sink = acc;
+}
+
+__global__ void put_thread(char* dst, const char* src, size_t n, int iters) {
+    for (int i = 0; i < iters; ++i) S(putmem_nbi)(dst, src, n, 1);
+    S(quiet)();
+}
+
+__global__ void put_warp(char* dst, const char* src, size_t n, int iters) {
+    for (int i = 0; i < iters; ++i) SX(putmem_nbi_warp)(dst, src, n, 1);
+    if (threadIdx.x == 0) S(quiet)();
+}
+
+__global__ void put_block(char* dst, const char* src, size_t n, int iters) {
+    // Each block moves its slice of the message: the grid together moves n bytes per iteration.
+    size_t slice = (n + gridDim.x - 1) / gridDim.x;
+    size_t off = slice * blockIdx.x;
+    size_t len = off < n ? (n - off < slice ? n - off : slice) : 0;
+    for (int i = 0; i < iters && len; ++i) SX(putmem_nbi_block)(dst + off, src + off, len, 1);
+    if (threadIdx.x == 0) S(quiet)();
+}
+
+static float time_kernel(const std::function<void()>& launch) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    CK(cudaEventRecord(a));
+    launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    return ms;
+}
+
+static void report(const char* test, size_t bytes, double value, const char* unit) {
+    std::printf("RESULT %s %s %zu %.4f %s\n", IMPL, test, bytes, value, unit);
+    std::fflush(stdout);
+}
+
+int main() {
+    S(init)();
+    int me = S(my_pe)(), np = S(n_pes)();
+    if (np < 2) {
+        std::fprintf(stderr, "needs 2 PEs\n");
+        return 1;
+    }
+    const size_t maxn = 4u << 20;
+    long* flag = (long*)S(malloc)(64 * sizeof(long));
+    char* src = (char*)S(malloc)(maxn);
+    char* dst = (char*)S(malloc)(maxn);
+    long* sink = nullptr;
+    CK(cudaMalloc(&sink, sizeof(long)));
+    CK(cudaMemset(flag, 0, 64 * sizeof(long)));
+    CK(cudaMemset(src, 1, maxn));
+    CK(cudaDeviceSynchronize());
+    S(barrier_all)();
+
+    // ping-pong: both PEs run; one-way latency = time / (2 iters)
+    const int pp_iters = 20000;
+    for (int rep = 0; rep < 3; ++rep) {
+        CK(cudaMemset(flag, 0, sizeof(long)));
+        CK(cudaDeviceSynchronize());
+        S(barrier_all)();
+        float ms = time_kernel([&] { pingpong<<<1, 1>>>(flag, pp_iters, me); });
+        S(barrier_all)();
+        if (me == 0 && rep == 2) report("pingpong_oneway", 8, ms * 1e3 / (2.0 * pp_iters), "us");
+    }
+    if (me == 0) {
+        const int iters = 20000;
+        p_quiet<<<1, 1>>>(flag + 8, 100);
+        float ms = time_kernel([&] { p_quiet<<<1, 1>>>(flag + 8, iters); });
+        report("p_quiet", 8, ms * 1e3 / iters, "us");
+        ms = time_kernel([&] { g_loop<<<1, 1>>>(flag + 16, iters, sink); });
+        report("g_latency", 8, ms * 1e3 / iters, "us");
+    }
+    S(barrier_all)();
+
+    const char* names[] = {"put_bw_thread", "put_bw_warp", "put_bw_block", "put_bw_grid"};
+    for (int v = 0; v < 4; ++v) {
+        for (size_t n = 8; n <= maxn; n *= 4) {
+            if (me != 0) continue;
+            int iters = (int)(n <= 65536 ? 2000 : (n <= (1u << 20) ? 200 : 50));
+            if (v == 0 && n > 65536) iters = 10;  // one thread is slow at large sizes
+            auto launch = [&] {
+                if (v == 0) put_thread<<<1, 1>>>(dst, src, n, iters);
+                if (v == 1) put_warp<<<1, 32>>>(dst, src, n, iters);
+                if (v == 2) put_block<<<1, 512>>>(dst, src, n, iters);
+                if (v == 3) put_block<<<32, 512>>>(dst, src, n, iters);
+            };
+            time_kernel(launch);  // warm-up
+            float ms = time_kernel(launch);
+            report(names[v], n, (double)n * iters / (ms * 1e-3) / 1e9, "GB/s");
+        }
+        S(barrier_all)();
+    }
+    S(barrier_all)();
+    S(free)(dst);
+    S(free)(src);
+    S(free)(flag);
+    S(finalize)();
+    return 0;
+}
