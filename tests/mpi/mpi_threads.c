@@ -1,6 +1,11 @@
 /* MPI_THREAD_MULTIPLE with SHMEM_THREAD_MULTIPLE: two threads per PE at once do puts, gets and
  * atomics to every PE and MPI collectives on communicators of their own; then every value is
- * checked.  argv[1]: pmix (shmem_init_thread) or mpi (shmemx_init_thread_mpi(MPI_COMM_WORLD)). */
+ * checked.  argv[1]: pmix (shmem_init_thread) or mpi (shmemx_init_thread_mpi(MPI_COMM_WORLD)).
+ *
+ * A thread waits for MPI with MPI_Test and shmem_long_test, never in a blocking MPI call: where
+ * RMA is done in software (UCX over TCP), a PE serves its peers' SHMEM operations only while
+ * one of its threads is inside kishmem, and a PE whose threads all sat in MPI would stall the
+ * peers whose atomics target it (and so their MPI calls, and so this PE). */
 #include <pthread.h>
 
 #include "mpi_check.h"
@@ -13,6 +18,16 @@ static long *g_slots;   /* [THREADS][npes][ITERS]: written by PE p's thread t at
 static long *g_counter; /* fetch-adds from every thread of every PE */
 static unsigned long *g_bits;
 static MPI_Comm g_comm[THREADS];
+static long *g_idle; /* never changes: shmem_long_test on it only drives progress */
+
+static void mpi_wait(MPI_Request *req) {
+    int done = 0;
+    while (1) {
+        CHECK_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+        if (done) return;
+        shmem_long_test(g_idle, SHMEM_CMP_NE, 0);
+    }
+}
 
 static void *worker(void *arg) {
     int t = (int)(long)arg;
@@ -29,7 +44,9 @@ static void *worker(void *arg) {
             CHECK(back == v, "thread %d: get back %ld, put %ld", t, back, v);
             /* And MPI, from this thread, while the other thread does SHMEM or MPI. */
             long one = 1, sum = 0;
-            CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_LONG, MPI_SUM, g_comm[t]));
+            MPI_Request req;
+            CHECK_MPI(MPI_Iallreduce(&one, &sum, 1, MPI_LONG, MPI_SUM, g_comm[t], &req));
+            mpi_wait(&req);
             CHECK(sum == g_npes, "thread %d: MPI sum %ld", t, sum);
         }
     }
@@ -52,6 +69,7 @@ int main(int argc, char **argv) {
     g_slots = shmem_calloc((size_t)THREADS * g_npes * ITERS, sizeof(long));
     g_counter = shmem_calloc(1, sizeof(long));
     g_bits = shmem_calloc(THREADS, sizeof(unsigned long));
+    g_idle = shmem_calloc(1, sizeof(long));
     for (int t = 0; t < THREADS; ++t) CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &g_comm[t]));
     shmem_barrier_all();
 
@@ -86,6 +104,7 @@ int main(int argc, char **argv) {
 
     for (int t = 0; t < THREADS; ++t) MPI_Comm_free(&g_comm[t]);
     shmem_free(total);
+    shmem_free(g_idle);
     shmem_free(g_bits);
     shmem_free(g_counter);
     shmem_free(g_slots);

@@ -51,7 +51,9 @@ tail -20 "$RES/tests.log"
 # ---- benchmark: kishmem, then NVSHMEM, same source ---------------------------------------
 SHMEM_SYMMETRIC_SIZE=256M timeout 300 mpirun -np 2 --bind-to none build-gpu/tools/perf/gpu/kishmem_gpu_perf \
   > "$RES/kishmem.txt" 2>&1 || echo "kishmem benchmark failed: $(tail -3 "$RES/kishmem.txt")"
-NV=$(python3 -c 'import nvidia.nvshmem,os;print(os.path.dirname(nvidia.nvshmem.__file__))' 2>/dev/null)
+NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)
+[[ -n $NV ]] || NV=$(dirname "$(dirname "$(find / -name 'libnvshmem_host.so*' -print -quit 2>/dev/null)")" 2>/dev/null)
+echo "NVSHMEM at: ${NV:-none}"
 if [[ -n $NV ]]; then
   mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
   if nvcc -O3 -rdc=true -arch=sm_90 -DUSE_NVSHMEM -I"$NV/include" tools/perf/gpu/shmem_gpu_perf.cu -o "$T/nv_perf" \
@@ -60,7 +62,7 @@ if [[ -n $NV ]]; then
     NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=512M \
       timeout 300 mpirun -np 2 --bind-to none -x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS \
       -x NVSHMEM_DISABLE_NCCL -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_perf" > "$RES/nvshmem.txt" 2>&1 \
-      || echo "NVSHMEM benchmark failed: $(tail -5 "$RES/nvshmem.txt")"
+      || { echo "NVSHMEM benchmark failed:"; grep -v "^ *$" "$RES/nvshmem.txt" | head -30; }
   else
     echo "NVSHMEM build failed:"; tail -5 "$RES/nvshmem_build.log"
   fi

@@ -108,7 +108,7 @@ KISHMEM_AMO_BIT_TYPES(K_DEV_AMO_BIT)
     K_DEV_FN(void, N##_wait_until, (T * v, int cmp, T x), (v, cmp, x),                            \
              kd::wait_until<T>(KS, v, cmp, x); return)                                            \
     K_DEV_FN(int, N##_test, (T * v, int cmp, T x), (v, cmp, x),                                   \
-             return kd::cmp<T>(*reinterpret_cast<volatile T *>(v), cmp, x) ? (kd::fence(KS), 1) : 0)
+             return kd::cmp<T>(kd::load_acquire(KS, v), cmp, x) ? 1 : 0)
 KISHMEM_SYNC_TYPES(K_DEV_SYNC)
 
 K_DEV_FN(uint64_t, signal_fetch, (const uint64_t *sig), (sig), return *reinterpret_cast<const volatile uint64_t *>(sig))

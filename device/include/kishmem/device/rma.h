@@ -29,9 +29,12 @@ __device__ __forceinline__ T* peer(const State& s, T* sym, int pe, const char* c
     return reinterpret_cast<T*>(const_cast<char*>(b) + off);
 }
 
+// Ordering for peers reached by load/store: acquire-release at GPU scope when every peer heap
+// is on this GPU, at system scope when some are on other GPUs (a sequentially consistent fence,
+// __threadfence, costs several times more and buys nothing here).
 __device__ __forceinline__ void fence(const State& s) {
-    if (s.sys_scope) __threadfence_system();
-    else __threadfence();
+    if (s.sys_scope) asm volatile("fence.acq_rel.sys;" ::: "memory");
+    else asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 // Copy n bytes with the group: 16-byte vectors when both ends allow, bytes otherwise.
@@ -136,12 +139,32 @@ __device__ __forceinline__ bool cmp(T v, int op, T ref) {
     return false;
 }
 
+// An acquiring load: what was written before the value is visible after it, without a fence.
+template <class T>
+__device__ __forceinline__ T load_acquire(const State& s, const T* p) {
+    T r;
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long v;
+        if (s.sys_scope) asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+        else asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+        memcpy(&r, &v, 8);
+    } else if constexpr (sizeof(T) == 4) {
+        unsigned int v;
+        if (s.sys_scope) asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+        else asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+        memcpy(&r, &v, 4);
+    } else {
+        r = *reinterpret_cast<const volatile T*>(p);
+        fence(s);
+    }
+    return r;
+}
+
 template <class T>
 __device__ __forceinline__ T wait_until(const State& s, T* ivar, int op, T ref) {
     T v;
-    while (!cmp(v = *reinterpret_cast<volatile T*>(ivar), op, ref)) {
+    while (!cmp(v = load_acquire(s, ivar), op, ref)) {
     }
-    fence(s);  // what was written before the value is visible after it
     return v;
 }
 
