@@ -56,11 +56,13 @@ NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/
 echo "NVSHMEM at: ${NV:-none}"
 if [[ -n $NV ]]; then
   mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
-  if nvcc -O3 -rdc=true -arch=sm_90 -DUSE_NVSHMEM -I"$NV/include" tools/perf/gpu/shmem_gpu_perf.cu -o "$T/nv_perf" \
-      -L"$T/nvlib" -L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath -Xlinker "$NV/lib" \
+  mpi_inc=$(for d in $(mpicxx --showme:incdirs); do printf -- '-I%s ' "$d"; done)
+  mpi_lib=$(for d in $(mpicxx --showme:libdirs); do printf -- '-L%s ' "$d"; done)
+  if nvcc -O3 -rdc=true -arch=sm_90 -DUSE_NVSHMEM -I"$NV/include" $mpi_inc tools/perf/gpu/shmem_gpu_perf.cu -o "$T/nv_perf" \
+      -L"$T/nvlib" -L"$NV/lib" $mpi_lib -lmpi -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath -Xlinker "$NV/lib" \
       > "$RES/nvshmem_build.log" 2>&1; then
-    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=512M \
-      timeout 300 mpirun -np 2 --bind-to none -x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS \
+    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=512M NVSHMEM_DEBUG=WARN \
+      timeout 300 mpirun -np 2 --bind-to none -x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DEBUG \
       -x NVSHMEM_DISABLE_NCCL -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_perf" > "$RES/nvshmem.txt" 2>&1 \
       || { echo "NVSHMEM benchmark failed:"; grep -v "^ *$" "$RES/nvshmem.txt" | head -30; }
   else

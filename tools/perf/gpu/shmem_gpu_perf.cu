@@ -10,6 +10,7 @@
 #include <vector>
 
 #ifdef USE_NVSHMEM
+#include <mpi.h>
 #include <nvshmem.h>
 #include <nvshmemx.h>
 #define IMPL "nvshmem"
@@ -100,7 +101,14 @@ static void report(const char* test, size_t bytes, double value, const char* uni
     std::fflush(stdout);
 }
 
-int main() {
+int main(int argc, char** argv) {
+#ifdef USE_NVSHMEM
+    // NVSHMEM's MPI bootstrap (NVSHMEM_BOOTSTRAP=MPI) works on an initialised MPI.
+    MPI_Init(&argc, &argv);
+#else
+    (void)argc;
+    (void)argv;
+#endif
     S(init)();
     int me = S(my_pe)(), np = S(n_pes)();
     if (np < 2) {
@@ -161,5 +169,8 @@ int main() {
     S(free)(src);
     S(free)(flag);
     S(finalize)();
+#ifdef USE_NVSHMEM
+    MPI_Finalize();
+#endif
     return 0;
 }
