@@ -61,10 +61,10 @@ if [[ -n $NV ]]; then
   if nvcc -O3 -rdc=true -arch=sm_90 -DUSE_NVSHMEM -I"$NV/include" $mpi_inc tools/perf/gpu/shmem_gpu_perf.cu -o "$T/nv_perf" \
       -L"$T/nvlib" -L"$NV/lib" $mpi_lib -lmpi -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath -Xlinker "$NV/lib" \
       > "$RES/nvshmem_build.log" 2>&1; then
-    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=512M NVSHMEM_DEBUG=WARN \
-      timeout 300 mpirun -np 2 --bind-to none -x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DEBUG \
+    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=512M NVSHMEM_DEBUG=INFO \
+      timeout 300 mpirun -np 2 --bind-to none -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DEBUG \
       -x NVSHMEM_DISABLE_NCCL -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_perf" > "$RES/nvshmem.txt" 2>&1 \
-      || { echo "NVSHMEM benchmark failed:"; grep -v "^ *$" "$RES/nvshmem.txt" | head -30; }
+      || { echo "NVSHMEM benchmark failed:"; grep -iE "error|fail|warn|cannot|unable|not supported" "$RES/nvshmem.txt" | head -30; }
   else
     echo "NVSHMEM build failed:"; tail -5 "$RES/nvshmem_build.log"
   fi

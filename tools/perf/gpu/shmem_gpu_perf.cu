@@ -103,13 +103,23 @@ static void report(const char* test, size_t bytes, double value, const char* uni
 
 int main(int argc, char** argv) {
 #ifdef USE_NVSHMEM
-    // NVSHMEM's MPI bootstrap (NVSHMEM_BOOTSTRAP=MPI) works on an initialised MPI.
+    // NVSHMEM is bootstrapped with a unique id that MPI broadcasts (its own MPI plugin may be
+    // built against another MPI than the machine's).
     MPI_Init(&argc, &argv);
+    int rank = 0, nranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+    if (rank == 0) nvshmemx_get_uniqueid(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    nvshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr);
+    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
 #else
     (void)argc;
     (void)argv;
-#endif
     S(init)();
+#endif
     int me = S(my_pe)(), np = S(n_pes)();
     if (np < 2) {
         std::fprintf(stderr, "needs 2 PEs\n");
