@@ -109,6 +109,10 @@ int main(int argc, char** argv) {
     int rank = 0, nranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int ndev = 1;
+    CK(cudaGetDeviceCount(&ndev));
+    CK(cudaSetDevice(rank % ndev));  // NVSHMEM initialises on the current device's context
+    CK(cudaFree(nullptr));
     nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
     if (rank == 0) nvshmemx_get_uniqueid(&id);
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
