@@ -37,23 +37,27 @@ __device__ __forceinline__ void fence(const State& s) {
     else asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
-// Copy n bytes with the group: 16-byte vectors when both ends allow, bytes otherwise.
+// Copy n bytes with the group: the widest words both ends' alignment allows (16, 8, 4 bytes),
+// then the remaining bytes.
+template <class Coop, class W>
+__device__ __forceinline__ size_t copy_words(char* d, const char* s, size_t from, size_t n) {
+    if (((reinterpret_cast<uintptr_t>(d + from) | reinterpret_cast<uintptr_t>(s + from)) & (sizeof(W) - 1)) != 0)
+        return from;
+    const size_t nw = (n - from) / sizeof(W);
+    W* dw = reinterpret_cast<W*>(d + from);
+    const W* sw = reinterpret_cast<const W*>(s + from);
+    for (size_t i = Coop::rank(); i < nw; i += Coop::size()) dw[i] = sw[i];
+    return from + nw * sizeof(W);
+}
+
 template <class Coop>
 __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
-    const unsigned r = Coop::rank(), k = Coop::size();
     char* d = static_cast<char*>(dst);
     const char* s = static_cast<const char*>(src);
-    if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 15) == 0) {
-        size_t nv = n / 16;
-        for (size_t i = r; i < nv; i += k) reinterpret_cast<int4*>(d)[i] = reinterpret_cast<const int4*>(s)[i];
-        for (size_t i = nv * 16 + r; i < n; i += k) d[i] = s[i];
-    } else if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 7) == 0) {
-        size_t nv = n / 8;
-        for (size_t i = r; i < nv; i += k) reinterpret_cast<uint64_t*>(d)[i] = reinterpret_cast<const uint64_t*>(s)[i];
-        for (size_t i = nv * 8 + r; i < n; i += k) d[i] = s[i];
-    } else {
-        for (size_t i = r; i < n; i += k) d[i] = s[i];
-    }
+    size_t done = copy_words<Coop, int4>(d, s, 0, n);
+    done = copy_words<Coop, uint64_t>(d, s, done, n);
+    done = copy_words<Coop, uint32_t>(d, s, done, n);
+    for (size_t i = done + Coop::rank(); i < n; i += Coop::size()) d[i] = s[i];
 }
 
 template <class Coop>
@@ -73,9 +77,32 @@ __device__ __forceinline__ void p(const State& s, T* dst, T v, int pe, const cha
     *reinterpret_cast<volatile T*>(peer(s, dst, pe, call)) = v;
 }
 
+// A load that bypasses L1 (another process may have written the peer heap) but, unlike a
+// volatile one, can overlap with the loads around it.
+template <class T>
+__device__ __forceinline__ T load_l2(const T* p) {
+    T r;
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long v = __ldcg(reinterpret_cast<const unsigned long long*>(p));
+        memcpy(&r, &v, 8);
+    } else if constexpr (sizeof(T) == 4) {
+        unsigned int v = __ldcg(reinterpret_cast<const unsigned int*>(p));
+        memcpy(&r, &v, 4);
+    } else if constexpr (sizeof(T) == 2) {
+        unsigned short v = __ldcg(reinterpret_cast<const unsigned short*>(p));
+        memcpy(&r, &v, 2);
+    } else if constexpr (sizeof(T) == 1) {
+        unsigned char v = __ldcg(reinterpret_cast<const unsigned char*>(p));
+        memcpy(&r, &v, 1);
+    } else {
+        r = *reinterpret_cast<const volatile T*>(p);
+    }
+    return r;
+}
+
 template <class T>
 __device__ __forceinline__ T g(const State& s, const T* src, int pe, const char* call) {
-    return *reinterpret_cast<const volatile T*>(peer(s, src, pe, call));
+    return load_l2(peer(s, src, pe, call));
 }
 
 // Signal after data: the data stores are ordered before the signal update.
