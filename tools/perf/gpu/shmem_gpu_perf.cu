@@ -50,6 +50,22 @@ __global__ void pingpong(long* flag, int iters, int me) {
     }
 }
 
+// The physical limit: the same ping-pong with plain volatile stores and loads through the
+// mapped peer pointer, no library code.
+__global__ void pingpong_raw(volatile long* mine, volatile long* theirs, int iters, int me) {
+    for (int i = 1; i <= iters; ++i) {
+        if (me == 0) {
+            *theirs = i;
+            while (*mine != i) {
+            }
+        } else {
+            while (*mine != i) {
+            }
+            *theirs = i;
+        }
+    }
+}
+
 __global__ void p_quiet(long* cell, int iters) {
     for (int i = 0; i < iters; ++i) {
         S(long_p)(cell, i, 1);
@@ -149,6 +165,17 @@ int main(int argc, char** argv) {
         float ms = time_kernel([&] { pingpong<<<1, 1>>>(flag, pp_iters, me); });
         S(barrier_all)();
         if (me == 0 && rep == 2) report("pingpong_oneway", 8, ms * 1e3 / (2.0 * pp_iters), "us");
+    }
+    {
+        long* theirs = (long*)S(ptr)(flag + 24, 1 - me);
+        for (int rep = 0; rep < 3 && theirs; ++rep) {
+            CK(cudaMemset(flag + 24, 0, sizeof(long)));
+            CK(cudaDeviceSynchronize());
+            S(barrier_all)();
+            float ms = time_kernel([&] { pingpong_raw<<<1, 1>>>(flag + 24, theirs, pp_iters, me); });
+            S(barrier_all)();
+            if (me == 0 && rep == 2) report("pingpong_raw_limit", 8, ms * 1e3 / (2.0 * pp_iters), "us");
+        }
     }
     if (me == 0) {
         const int iters = 20000;
