@@ -7,7 +7,7 @@ cd "$ROOT"
 
 PACKAGES=(openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin libucx-dev ucx-utils libibverbs-dev
           rdma-core ibverbs-providers ibverbs-utils slurmd slurmctld slurm-client munge
-          pkg-config cmake g++ make libgtest-dev python3 gnuplot-nox)
+          pkg-config cmake g++ make libgtest-dev python3 gnuplot-nox iproute2)
 BUILD_DIR=build
 NVCC=/usr/local/cuda/bin/nvcc
 
@@ -74,6 +74,8 @@ slurm_reachable() {
 
 SLURM_STARTED=0
 stop_slurm() {
+  # A run killed mid-way (CI timeout) must not leave the simulated cluster of tests/cluster up.
+  [[ -x $ROOT/tests/cluster/fixture ]] && KISHMEM_CLUSTER_HOLDER=$$ "$ROOT/tests/cluster/fixture" down >/dev/null 2>&1 || true
   if (( SLURM_STARTED )); then
     SLURM_STARTED=0
     "$ROOT/tests/slurm/down" || log "tests/slurm/down failed"
