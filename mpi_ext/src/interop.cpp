@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "kishmem/env.h"
@@ -78,10 +79,37 @@ MPI_Comm base_comm(const char* call) {
     return MPI_COMM_WORLD;
 }
 
+// Completes an MPI request while this PE keeps serving its peers' SHMEM operations (software
+// RMA needs it) and says, as kishmem's own waits do, when it takes too long.
+// `what` is part of a format: no '%' in it.
+int mpi_wait(MPI_Request* req, const char* call, const char* what) {
+    const std::string fmt = std::string("MPI to complete an exchange on ") + what;
+    rt::Waiter w(call, fmt.c_str());
+    int done = 0;
+    while (true) {
+        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        w.spin();
+    }
+}
+
+int allgather_ints(const char* call, const int* mine, int count, int* all, MPI_Comm comm, const char* what) {
+    MPI_Request req;
+    int rc = MPI_Iallgather(mine, count, MPI_INT, all, count, MPI_INT, comm, &req);
+    if (rc == MPI_SUCCESS) rc = mpi_wait(&req, call, what);
+    if (rc != MPI_SUCCESS) say(call, "MPI_Iallgather on %s failed: %s", what, mpi_ext::mpi_error_text(rc));
+    return rc;
+}
+
 // Collective over `t`: a communicator of its PEs in team order (PE == rank of the base comm).
+// Every member first completes its SHMEM operations and meets the others in a team barrier
+// (both serve peers while they wait), so the one blocking MPI call here, among members that
+// all arrived, never stands between a peer and the progress it needs from this PE.
 int team_comm(const char* call, kishmem_team* t, MPI_Comm* out) {
     *out = MPI_COMM_NULL;
     MPI_Comm base = base_comm(call);
+    rt::quiet_all();
+    rt::team_sync(t, call);
     MPI_Group base_group, group;
     MPI_Comm_group(base, &base_group);
     int rc = MPI_Group_incl(base_group, t->size(), t->members.data(), &group);
@@ -100,10 +128,9 @@ int team_comm(const char* call, kishmem_team* t, MPI_Comm* out) {
     // Every member sees the same gathered list: all return alike.
     std::vector<int> pes(t->size());
     int me = rt::my_pe();
-    rc = MPI_Allgather(&me, 1, MPI_INT, pes.data(), 1, MPI_INT, *out);
+    rc = allgather_ints(call, &me, 1, pes.data(), *out, "the new communicator");
     if (rc != MPI_SUCCESS || pes != t->members) {
-        if (rc != MPI_SUCCESS) say(call, "MPI_Allgather on the new communicator failed: %s", mpi_ext::mpi_error_text(rc));
-        else say(call, "the new communicator's ranks are not the team's PEs in team order");
+        if (rc == MPI_SUCCESS) say(call, "the new communicator's ranks are not the team's PEs in team order");
         MPI_Comm_free(out);
         return -1;
     }
@@ -201,6 +228,10 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
         return -1;
     }
     if (!mpi_usable(call)) return -1;
+    // Every PE of the parent is here (and has completed its SHMEM operations) before any MPI
+    // call: see team_comm.
+    rt::quiet_all();
+    rt::team_sync(parent, call);
 
     // 1. Within each communicator: its members as parent PE numbers, in rank order.  A group is
     //    named by its lowest parent PE number (-1: no communicator, -2: not usable).
@@ -216,10 +247,7 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
             MPI_Comm_size(comm, &size);
             std::vector<int> pes(size);
             int me = rt::my_pe();
-            int rc = MPI_Allgather(&me, 1, MPI_INT, pes.data(), 1, MPI_INT, comm);
-            if (rc != MPI_SUCCESS) {
-                say(call, "MPI_Allgather on the communicator failed: %s", mpi_ext::mpi_error_text(rc));
-            } else {
+            if (allgather_ints(call, &me, 1, pes.data(), comm, "the communicator") == MPI_SUCCESS) {
                 int low = parent->size();
                 bool ok = true;
                 for (int pe : pes) {
@@ -241,12 +269,9 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
     if (team_comm(call, parent, &pcomm) != 0) return -1;
     const int np = parent->size();
     std::vector<int> all(3 * static_cast<std::size_t>(np));
-    int rc = MPI_Allgather(info, 3, MPI_INT, all.data(), 3, MPI_INT, pcomm);
+    int rc = allgather_ints(call, info, 3, all.data(), pcomm, "the parent team's communicator");
     MPI_Comm_free(&pcomm);
-    if (rc != MPI_SUCCESS) {
-        say(call, "MPI_Allgather over the parent team failed: %s", mpi_ext::mpi_error_text(rc));
-        return -1;
-    }
+    if (rc != MPI_SUCCESS) return -1;
     std::map<int, std::vector<int>> groups;  // lowest parent PE -> parent PEs in rank order
     const char* bad = nullptr;
     for (int p = 0; p < np && !bad; ++p) {

@@ -260,13 +260,22 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     else if (env::parse_bool(y.c_str(), &yy)) s.yield = yy;
     else fatal("shmem_init", "KISHMEM_YIELD='%s': expected auto, 1 or 0", y.c_str());
 
-    s.nchan = 1 << 30;
-    for (Transport* t : s.transports) s.nchan = std::min(s.nchan, t->channels());
-    s.nchan = std::min(s.nchan, 64);
+    // Channels a context can own: the most any transport in use keeps apart (a transport with
+    // fewer maps channel c to c % its count).
+    s.nchan = 1;
+    for (Transport* t : s.transports) s.nchan = std::max(s.nchan, std::min(t->channels(), 64));
     s.alloc = std::make_unique<HeapAllocator>(s.device_heap ? device::kDevReserved : kReserved, s.size);
     std::memset(s.sync_base, 0, kReserved);
     teams_init();
-    s.initialized = true;
+    s.p2p.assign(s.npes, nullptr);
+    for (int r = 0; r < s.npes; ++r)
+        if (s.route[r] == s.shm.get()) s.p2p[r] = s.shm->base(r);
+    g_hot.my_pe = s.pe;
+    g_hot.n_pes = s.npes;
+    g_hot.base = s.base;
+    g_hot.size = s.size;
+    g_hot.p2p = s.p2p.data();
+    s.initialized = g_hot.initialized = true;
     // Nobody may write into a peer's sync slots before that peer zeroed them.
     check_status(s.boot->barrier([] { progress(); }), "shmem_init", s.pe);
     if (s.pe == 0 && (env::info() || env::version())) print_info(env::info());
@@ -303,15 +312,14 @@ void finalize() {
     s.alloc.reset();
     s.boot->finalize();
     teams_fini();
-    s.initialized = false;
+    s.initialized = g_hot.initialized = false;
     s.finalized = true;
 }
 
-bool initialized() { return state().initialized; }
+Hot g_hot;
+
 bool finalized() { return state().finalized; }
 int thread_level() { return state().thread_level; }
-int my_pe() { return state().pe; }
-int n_pes() { return state().npes; }
 bool same_host(int pe) { return state().local[pe]; }
 const char* bootstrap_name() { return state().boot ? state().boot->name() : "none"; }
 

@@ -1,12 +1,11 @@
 // RMA, atomics, signals and ordering: one lookup in the route table, then the transport.
+#include <algorithm>
 #include <cstring>
 
 #include "state.h"
 
 namespace kishmem::rt {
 
-char* heap_base() { return state().base; }
-std::size_t heap_size() { return state().size; }
 
 bool heap_on_device() { return state().device_heap; }
 
@@ -30,12 +29,12 @@ void load_local(void* dst, const void* sym, std::size_t n) {
 
 static inline std::size_t offset_of(const void* sym) { return static_cast<const char*>(sym) - state().base; }
 
-void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
+void put_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
     if (bytes == 0) return;
     check_status(state().route[pe]->put(chan, pe, offset_of(dst), src, bytes, nbi), "put", pe);
 }
 
-void get(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
+void get_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
     if (bytes == 0) return;
     check_status(state().route[pe]->get(chan, pe, offset_of(src), dst, bytes, nbi), "get", pe);
 }
@@ -92,7 +91,7 @@ void quiet(int chan) {
 void quiet_all() {
     State& s = state();
     for (Transport* t : s.transports)
-        for (int c = 0; c < s.nchan; ++c) check_status(t->quiet(c), "shmem_quiet", s.pe);
+        for (int c = 0, n = std::min(s.nchan, t->channels()); c < n; ++c) check_status(t->quiet(c), "shmem_quiet", s.pe);
 }
 
 }  // namespace kishmem::rt

@@ -78,6 +78,7 @@ struct State {
     std::vector<Transport*> route;       // route[pe]: the one transport that reaches pe's user heap
     std::vector<Transport*> route_sync;  // ... and pe's host segment (runtime sync regions)
     std::vector<Transport*> transports;  // each transport in use once (quiet, fence, progress)
+    std::vector<char*> p2p;              // rt::g_hot.p2p: route[pe] is shm ? pe's heap : nullptr
     bool needs_progress = false;
 
     uint64_t team_slots_used = 0;  // bit t: team region t belongs to a live team of this PE

@@ -9,22 +9,34 @@
 
 namespace kishmem::rt {
 
+// What the hot paths read, filled once at init (derived from the process state and the route
+// table; nothing here is decided anew).
+struct Hot {
+    bool initialized = false;
+    int my_pe = 0;
+    int n_pes = 1;
+    char* base = nullptr;        // this PE's user heap
+    std::size_t size = 0;
+    char* const* p2p = nullptr;  // p2p[pe]: pe's heap when the route to pe is host load/store, else nullptr
+};
+extern Hot g_hot;
+
 // ---- lifetime and process state -------------------------------------------------------------
 // Returns the thread level provided.  Idempotent: a second call only returns the level.
 int init(int requested_thread_level);
 void finalize();
-bool initialized();
+inline bool initialized() { return g_hot.initialized; }
 bool finalized();
 int thread_level();
-int my_pe();
-int n_pes();
+inline int my_pe() { return g_hot.my_pe; }
+inline int n_pes() { return g_hot.n_pes; }
 bool same_host(int pe);
 const char* bootstrap_name();
 [[noreturn]] void global_exit(int status);
 
 // ---- symmetric heap -------------------------------------------------------------------------
-char* heap_base();
-std::size_t heap_size();
+inline char* heap_base() { return g_hot.base; }
+inline std::size_t heap_size() { return g_hot.size; }
 inline bool in_heap(const void* p, std::size_t bytes = 0) {
     const char* c = static_cast<const char*>(p);
     return c >= heap_base() && c <= heap_base() + heap_size() && bytes <= static_cast<std::size_t>(heap_base() + heap_size() - c);
@@ -47,8 +59,23 @@ std::size_t allocation_size(const void* p);
 
 // ---- RMA (chan: the context's channel, 0 for the default context; pe: a world PE) -----------
 // dst (put) / src (get) is a symmetric address of this PE; the other side is a private buffer.
-void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
-void get(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
+// Same-host load/store peers are served inline; the rest go through the route table.
+void put_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
+void get_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
+inline void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
+    if (char* b = g_hot.p2p[pe]) {
+        __builtin_memcpy(b + (static_cast<char*>(dst) - g_hot.base), src, bytes);
+        return;
+    }
+    put_routed(chan, dst, src, bytes, pe, nbi);
+}
+inline void get(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
+    if (const char* b = g_hot.p2p[pe]) {
+        __builtin_memcpy(dst, b + (static_cast<const char*>(src) - g_hot.base), bytes);
+        return;
+    }
+    get_routed(chan, dst, src, bytes, pe, nbi);
+}
 // Strided: nelems elements of `elem` bytes; element i goes from src + i*sst*elem to
 // dst + i*dst_stride*elem.  Blocked (1.6): blocks of `bsize` elements per stride step.
 void iput(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,

@@ -31,7 +31,7 @@ public:
     virtual ~Transport() = default;
     virtual const char* name() const = 0;
     virtual unsigned caps() const = 0;
-    virtual int channels() const { return 1 << 30; }  // how many independent channels exist
+    virtual int channels() const = 0;  // independent channels; channel c means c % channels()
     // `nbi`: return once the operation is issued (completed by quiet); otherwise the source
     // buffer is reusable (put) or the data has arrived (get) on return.
     virtual Status put(int chan, int pe, std::size_t off, const void* src, std::size_t n, bool nbi) = 0;
