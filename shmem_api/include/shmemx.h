@@ -8,4 +8,40 @@
 #ifndef KISHMEM_SHMEMX_H
 #define KISHMEM_SHMEMX_H
 #include "shmem.h"
+
+/* Host calls ordered on a CUDA stream (a small kernel each, so they can be captured into a CUDA
+ * graph).  The heap must be in GPU memory (KISHMEM_HEAP=auto on a GPU machine).  Return 0, or
+ * the CUDA error of the launch. */
+#if defined(__CUDACC__) || defined(CUDART_VERSION)
+#ifdef __cplusplus
+extern "C" {
+#endif
+int shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe, cudaStream_t stream);
+int shmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
+                                   uint64_t signal, int sig_op, int pe, cudaStream_t stream);
+int shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, cudaStream_t stream);
+int shmemx_quiet_on_stream(cudaStream_t stream);
+int shmemx_barrier_all_on_stream(cudaStream_t stream);
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+#if defined(__CUDACC__)
+/* Launches a kernel that uses device-side barriers across its blocks (or waits on other PEs'
+ * kernels): every block must be resident at once, so it is a cooperative launch, refused with
+ * cudaErrorCooperativeLaunchTooLarge when the grid does not fit on the GPU. */
+static inline cudaError_t shmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args,
+                                                   size_t shared_mem, cudaStream_t stream) {
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)(block.x * block.y * block.z), shared_mem);
+    if (e != cudaSuccess) return e;
+    if ((long long)grid.x * grid.y * grid.z > (long long)per_sm * sms) return cudaErrorCooperativeLaunchTooLarge;
+    return cudaLaunchCooperativeKernel(func, grid, block, args, shared_mem, stream);
+}
+#endif
+
 #endif

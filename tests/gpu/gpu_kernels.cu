@@ -1,5 +1,6 @@
 // Kernels of the GPU test, in a translation unit of their own: with gpu_main.cu it proves that
 // two .cu files built without -rdc each see the device state.
+#include <cooperative_groups.h>
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -40,6 +41,20 @@ __global__ void k_coop_put(char* dst, const char* src, size_t n, int scope) {
     if (scope == 1 && threadIdx.x < 32) shmemx_putmem_warp(dst, src, n, right);
     if (scope == 2) shmemx_putmem_block(dst, src, n, right);
     shmemx_barrier_all_block();
+}
+
+// Every block writes its index into the right PE, the grid synchronises, block 0 runs the
+// PE-level barrier: needs all blocks resident (a collective launch).
+__global__ void k_collective(int* dst) {
+    int me = shmem_my_pe(), np = shmem_n_pes();
+    if (threadIdx.x == 0) shmem_int_p(dst + blockIdx.x, 1000 * me + (int)blockIdx.x, (me + 1) % np);
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x == 0) shmemx_barrier_all_block();
+}
+
+int launch_collective(int* dst, int blocks) {
+    void* args[] = {&dst};
+    return (int)shmemx_collective_launch((const void*)k_collective, dim3(blocks), dim3(64), args, 0, 0);
 }
 
 void launch_ring_put(int* dst, const int* src, int n) { k_ring_put<<<1, 1>>>(dst, src, n); }

@@ -6,3 +6,4 @@ void launch_p_g(long* cell, long* out);
 void launch_atomics(unsigned long long* counter, int rounds, unsigned long long* fetched);
 void launch_signal(char* dst, const char* src, size_t n, uint64_t* sig, int rounds);
 void launch_coop_put(char* dst, const char* src, size_t n, int scope);
+int launch_collective(int* dst, int blocks);

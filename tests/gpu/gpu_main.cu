@@ -2,6 +2,7 @@
 // the host API on that heap.  Exits 77 (CTest's skip) where no GPU is usable.
 #include <cuda_runtime.h>
 #include <shmem.h>
+#include <shmemx.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -126,6 +127,44 @@ int main() {
     shmem_long_wait_until(flag, SHMEM_CMP_EQ, 42 + left);
     CHECK(shmem_long_g(flag, me) == 42 + left, "host g of own device heap");
     CHECK(shmem_ptr(flag, (me + 1) % np) != nullptr, "shmem_ptr to a same-host GPU heap");
+
+    // 7. stream-ordered calls, directly and captured into a CUDA graph replayed three times
+    int right = (me + 1) % np;
+    uint64_t* sig2 = (uint64_t*)shmem_calloc(1, sizeof(uint64_t));
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CK(cudaMemset(rbuf, 0, 4096));
+    CK(cudaMemset(sbuf, 0x60 + me, 4096));
+    CK(cudaDeviceSynchronize());
+    shmem_barrier_all();
+    CHECK(shmemx_putmem_signal_on_stream(rbuf, sbuf, 4096, sig2, 1, SHMEM_SIGNAL_ADD, right, st) == 0, "launch");
+    CHECK(shmemx_signal_wait_until_on_stream(sig2, SHMEM_CMP_GE, 1, st) == 0, "launch");
+    CHECK(shmemx_quiet_on_stream(st) == 0 && shmemx_barrier_all_on_stream(st) == 0, "launch");
+    CK(cudaStreamSynchronize(st));
+    CK(cudaMemcpy(hb.data(), rbuf, 4096, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 4096; ++i) CHECK(hb[i] == (char)(0x60 + left), "on-stream put byte %d", i);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+    shmemx_putmem_signal_on_stream(rbuf, sbuf, 64, sig2, 1, SHMEM_SIGNAL_ADD, right, st);
+    shmemx_barrier_all_on_stream(st);
+    CK(cudaStreamEndCapture(st, &graph));
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int r = 0; r < 3; ++r) CK(cudaGraphLaunch(exec, st));
+    CK(cudaStreamSynchronize(st));
+    shmem_barrier_all();
+    CHECK(shmem_signal_fetch(sig2) == 4, "signal after 1 + 3 graph replays: %llu", (unsigned long long)shmem_signal_fetch(sig2));
+
+    // 8. a collective launch: all blocks resident, grid sync, then a device barrier
+    const int blocks = 8;
+    int* cdst = (int*)shmem_calloc(blocks, sizeof(int));
+    shmem_barrier_all();
+    CK((cudaError_t)launch_collective(cdst, blocks));
+    sync_device();
+    shmem_barrier_all();
+    std::vector<int> hc(blocks);
+    CK(cudaMemcpy(hc.data(), cdst, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int b = 0; b < blocks; ++b) CHECK(hc[b] == 1000 * left + b, "collective launch block %d wrote %d", b, hc[b]);
 
     shmem_barrier_all();
     if (me == 0) std::printf("PASS gpu_rma on %d PEs\n", np);

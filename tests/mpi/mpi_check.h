@@ -54,6 +54,19 @@ static inline int init_shmem(const char *how, int level) {
     return provided;
 }
 
+/* Completes an MPI request while this PE keeps serving its peers' SHMEM operations: where RMA
+ * is done in software (UCX over TCP), a PE blocked in MPI serves nobody, and a peer waiting for
+ * it in SHMEM may be the one this PE's MPI call waits for.  `sym` is any symmetric long:
+ * testing it drives kishmem's progress. */
+static inline void wait_serving(MPI_Request *req, long *sym) {
+    int done = 0;
+    for (;;) {
+        CHECK_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+        if (done) return;
+        shmem_long_test(sym, SHMEM_CMP_EQ, -12345);
+    }
+}
+
 /* MPI_COMM_WORLD rank 0 prints the closing line once every rank got here. */
 static inline void mpi_pass(const char *name) {
     int size = 0;

@@ -1,11 +1,21 @@
 /* MPI_Allreduce and the SHMEM reductions agree: sum, max, min, prod and bitwise ops over
  * SHMEM_TEAM_WORLD vs MPI_COMM_WORLD and over a split_strided team vs its communicator, on
  * integer-valued data whose results are exact (also in double).  Each result is checked against
- * a value computed here from the formula as well.
+ * a value computed here from the formula as well.  MPI waits with wait_serving, so the test also
+ * holds where RMA is done in software (UCX over TCP).
  * argv[1]: pmix (shmem_init through the launcher) or mpi (shmemx_init_mpi(MPI_COMM_WORLD)). */
 #include "mpi_check.h"
 
 #define N 1031
+
+static long *g_poll; /* for wait_serving */
+
+/* MPI_Allreduce that keeps serving SHMEM peers while it waits (see wait_serving). */
+static void allreduce(const void *src, void *dst, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    MPI_Request req;
+    CHECK_MPI(MPI_Iallreduce(src, dst, n, type, op, comm, &req));
+    wait_serving(&req, g_poll);
+}
 
 static void compare(const char *what, shmem_team_t team, MPI_Comm comm, const int *world_of, int n) {
     int me = shmem_my_pe();
@@ -35,8 +45,8 @@ static void compare(const char *what, shmem_team_t team, MPI_Comm comm, const in
             }
             CHECK(rc == 0, "%s: shmem %s reduce", what, ops[k].op);
             int nl = k == 3 ? 4 : N; /* long products of many PEs overflow: only the first few */
-            CHECK_MPI(MPI_Allreduce(ls, lm, nl, MPI_LONG, ops[k].mop, comm));
-            CHECK_MPI(MPI_Allreduce(ds, dm, N, MPI_DOUBLE, ops[k].mop, comm));
+            allreduce(ls, lm, nl, MPI_LONG, ops[k].mop, comm);
+            allreduce(ds, dm, N, MPI_DOUBLE, ops[k].mop, comm);
             for (int i = 0; i < nl; ++i) CHECK(ld[i] == lm[i], "%s: long %s [%d]: shmem %ld, MPI %ld", what, ops[k].op, i, ld[i], lm[i]);
             for (int i = 0; i < N; ++i)
                 CHECK(dd[i] == dm[i], "%s: double %s [%d]: shmem %g, MPI %g", what, ops[k].op, i, dd[i], dm[i]);
@@ -49,10 +59,10 @@ static void compare(const char *what, shmem_team_t team, MPI_Comm comm, const in
             }
         }
         CHECK(shmem_uint_or_reduce(team, ud, us, N) == 0, "%s: or reduce", what);
-        CHECK_MPI(MPI_Allreduce(us, um, N, MPI_UNSIGNED, MPI_BOR, comm));
+        allreduce(us, um, N, MPI_UNSIGNED, MPI_BOR, comm);
         for (int i = 0; i < N; ++i) CHECK(ud[i] == um[i], "%s: or [%d]: shmem %#x, MPI %#x", what, i, ud[i], um[i]);
         CHECK(shmem_uint_xor_reduce(team, ud, us, N) == 0, "%s: xor reduce", what);
-        CHECK_MPI(MPI_Allreduce(us, um, N, MPI_UNSIGNED, MPI_BXOR, comm));
+        allreduce(us, um, N, MPI_UNSIGNED, MPI_BXOR, comm);
         for (int i = 0; i < N; ++i) CHECK(ud[i] == um[i], "%s: xor [%d]: shmem %#x, MPI %#x", what, i, ud[i], um[i]);
     }
     shmem_free(ud);
@@ -68,6 +78,7 @@ int main(int argc, char **argv) {
     const char *how = argc > 1 ? argv[1] : "pmix";
     init_shmem(how, SHMEM_THREAD_SINGLE);
     int npes = shmem_n_pes(), world_of[64];
+    g_poll = shmem_calloc(1, sizeof(long));
     CHECK(npes <= 64, "too many PEs");
     for (int i = 0; i < npes; ++i) world_of[i] = i;
     compare("world", SHMEM_TEAM_WORLD, MPI_COMM_WORLD, world_of, npes);
@@ -83,6 +94,7 @@ int main(int argc, char **argv) {
     if (ec != MPI_COMM_NULL) MPI_Comm_free(&ec);
     shmem_team_destroy(even);
 
+    shmem_free(g_poll);
     shmem_finalize();
     mpi_pass("mpi_reduce");
     MPI_Finalize();

@@ -2,6 +2,8 @@
  *   split_strided team -> communicator -> team (odd PEs; every PE; every PE in reverse order);
  *   communicators from MPI_Comm_split (by parity, one per PE, reversed keys) -> teams;
  *   each team made is used (team_sync, a reduction) and destroyed.
+ * MPI calls that follow SHMEM traffic either come after shmem_barrier_all or wait with
+ * wait_serving, so that the test also holds where RMA is done in software (UCX over TCP).
  * argv[1]: pmix (shmem_init through the launcher) or mpi (shmemx_init_mpi(MPI_COMM_WORLD)). */
 #include "mpi_check.h"
 
@@ -31,7 +33,9 @@ static void check_team(const char *what, shmem_team_t t, MPI_Comm c, const int *
         CHECK(size == n && rank == idx, "%s: communicator rank %d of %d, expected %d of %d", what, rank, size, idx, n);
         int pes[64];
         CHECK(n <= 64, "too many PEs");
-        CHECK_MPI(MPI_Allgather(&me, 1, MPI_INT, pes, 1, MPI_INT, c));
+        MPI_Request req;
+        CHECK_MPI(MPI_Iallgather(&me, 1, MPI_INT, pes, 1, MPI_INT, c, &req));
+        wait_serving(&req, g_src);
         for (int i = 0; i < n; ++i)
             CHECK(pes[i] == world_of[i], "%s: communicator rank %d is PE %d, expected %d", what, i, pes[i], world_of[i]);
     }
@@ -101,6 +105,7 @@ int main(int argc, char **argv) {
     /* Communicators from MPI_Comm_split -> teams; each PE passes its own. */
     int world_of[64], n;
     MPI_Comm par;
+    shmem_barrier_all();
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &par));
     shmem_team_t t;
     CHECK(shmemx_team_from_mpi_comm(par, SHMEM_TEAM_WORLD, &t) == 0, "parity teams");
@@ -111,6 +116,7 @@ int main(int argc, char **argv) {
     MPI_Comm_free(&par);
 
     MPI_Comm rev; /* every PE, reversed by the keys: team PE numbers follow the ranks */
+    shmem_barrier_all();
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, npes - me, &rev));
     CHECK(shmemx_team_from_mpi_comm(rev, SHMEM_TEAM_WORLD, &t) == 0, "reversed team");
     for (int i = 0; i < npes; ++i) world_of[i] = npes - 1 - i;
@@ -119,6 +125,7 @@ int main(int argc, char **argv) {
     /* A team made from a sub-team: parent = the reversed team, communicator = its first half. */
     MPI_Comm firsthalf;
     int rrank = shmem_team_my_pe(t), half = (npes + 1) / 2;
+    shmem_barrier_all();
     CHECK_MPI(MPI_Comm_split(rev, rrank < half ? 0 : MPI_UNDEFINED, rrank, &firsthalf));
     shmem_team_t sub;
     CHECK(shmemx_team_from_mpi_comm(firsthalf, t, &sub) == 0, "team from a sub-team");

@@ -2,10 +2,10 @@
  * atomics to every PE and MPI collectives on communicators of their own; then every value is
  * checked.  argv[1]: pmix (shmem_init_thread) or mpi (shmemx_init_thread_mpi(MPI_COMM_WORLD)).
  *
- * A thread waits for MPI with MPI_Test and shmem_long_test, never in a blocking MPI call: where
- * RMA is done in software (UCX over TCP), a PE serves its peers' SHMEM operations only while
- * one of its threads is inside kishmem, and a PE whose threads all sat in MPI would stall the
- * peers whose atomics target it (and so their MPI calls, and so this PE). */
+ * A thread waits for MPI with wait_serving, never in a blocking MPI call: where RMA is done in
+ * software (UCX over TCP), a PE serves its peers' SHMEM operations only while one of its threads
+ * is inside kishmem, and a PE whose threads all sat in MPI would stall the peers whose atomics
+ * target it (and so their MPI calls, and so this PE). */
 #include <pthread.h>
 
 #include "mpi_check.h"
@@ -18,16 +18,7 @@ static long *g_slots;   /* [THREADS][npes][ITERS]: written by PE p's thread t at
 static long *g_counter; /* fetch-adds from every thread of every PE */
 static unsigned long *g_bits;
 static MPI_Comm g_comm[THREADS];
-static long *g_idle; /* never changes: shmem_long_test on it only drives progress */
-
-static void mpi_wait(MPI_Request *req) {
-    int done = 0;
-    while (1) {
-        CHECK_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
-        if (done) return;
-        shmem_long_test(g_idle, SHMEM_CMP_NE, 0);
-    }
-}
+static long *g_idle; /* for wait_serving */
 
 static void *worker(void *arg) {
     int t = (int)(long)arg;
@@ -46,7 +37,7 @@ static void *worker(void *arg) {
             long one = 1, sum = 0;
             MPI_Request req;
             CHECK_MPI(MPI_Iallreduce(&one, &sum, 1, MPI_LONG, MPI_SUM, g_comm[t], &req));
-            mpi_wait(&req);
+            wait_serving(&req, g_idle);
             CHECK(sum == g_npes, "thread %d: MPI sum %ld", t, sum);
         }
     }
@@ -98,7 +89,9 @@ int main(int argc, char **argv) {
     long *total = shmem_malloc(sizeof(long));
     long mpi_total = 0;
     shmem_long_sum_reduce(SHMEM_TEAM_WORLD, total, g_counter, 1);
-    CHECK_MPI(MPI_Allreduce(g_counter, &mpi_total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    MPI_Request req;
+    CHECK_MPI(MPI_Iallreduce(g_counter, &mpi_total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &req));
+    wait_serving(&req, g_idle);
     CHECK(*total == mpi_total && mpi_total == (long)THREADS * ITERS * g_npes, "totals: shmem %ld, MPI %ld", *total,
           mpi_total);
 

@@ -13,8 +13,10 @@
 
 namespace kishmem::device {
 
-__device__ __forceinline__ void trap_bad(const char* call, int pe, const void* addr) {
-    printf("kishmem: PE ?: %s (device): PE %d / address %p cannot be reached from this GPU\n", call, pe, addr);
+static __device__ __noinline__ void trap_bad(const State& s, const char* call, int pe, const void* addr) {
+    printf("kishmem: PE %d: %s (device, block %d thread %d): PE %d is out of range (0..%d) or address %p is "
+           "outside the symmetric heap [%p, %p)\n",
+           s.my_pe, call, blockIdx.x, threadIdx.x, pe, s.n_pes - 1, addr, s.heap_base, s.heap_base + s.heap_size);
     __trap();
 }
 
@@ -24,7 +26,7 @@ __device__ __forceinline__ T* peer(const State& s, T* sym, int pe, const char* c
     const char* b = (pe >= 0 && pe < s.n_pes && pe < kMaxPes) ? s.peer_base[pe] : nullptr;
     size_t off = reinterpret_cast<const char*>(sym) - s.heap_base;
 #if !defined(KISHMEM_DEVICE_UNCHECKED)
-    if (b == nullptr || off >= s.heap_size) trap_bad(call, pe, sym);
+    if (b == nullptr || off >= s.heap_size) trap_bad(s, call, pe, sym);
 #endif
     return reinterpret_cast<T*>(const_cast<char*>(b) + off);
 }
