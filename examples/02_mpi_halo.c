@@ -59,6 +59,10 @@ int main(int argc, char **argv) {
         next = t;
     }
 
+    /* Every put has landed and every PE is done with SHMEM before MPI takes over: where RMA is
+     * done in software (UCX over TCP), a PE waiting inside MPI does not serve its peers. */
+    shmem_barrier_all();
+
     /* The same steps on the whole domain, serially, on every rank. */
     double *all = malloc(NX * sizeof(double)), *tmp = malloc(NX * sizeof(double));
     for (int i = 0; i < NX; ++i) all[i] = initial(i);

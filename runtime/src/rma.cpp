@@ -39,27 +39,32 @@ void get_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe,
     check_status(state().route[pe]->get(chan, pe, offset_of(src), dst, bytes, nbi), "get", pe);
 }
 
-void iput(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t bsize,
-          std::size_t nblocks, std::size_t elem, int pe) {
+// Strided transfers: block i (bsize elements) between src + i*src_stride and dst + i*dst_stride
+// elements; a put waits for each block's local completion, a get quiets the channel at the end.
+static void strided(bool is_put, int chan, void* dst, const void* src, std::ptrdiff_t dst_stride,
+                    std::ptrdiff_t src_stride, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
     Transport* t = state().route[pe];
     const std::size_t block = bsize * elem;
+    const auto step = [elem](std::ptrdiff_t stride, std::size_t i) {
+        return static_cast<std::ptrdiff_t>(i) * stride * static_cast<std::ptrdiff_t>(elem);
+    };
     for (std::size_t i = 0; i < nblocks; ++i) {
-        const char* s = static_cast<const char*>(src) + static_cast<std::ptrdiff_t>(i) * src_stride * static_cast<std::ptrdiff_t>(elem);
-        char* d = static_cast<char*>(dst) + static_cast<std::ptrdiff_t>(i) * dst_stride * static_cast<std::ptrdiff_t>(elem);
-        check_status(t->put(chan, pe, offset_of(d), s, block, false), "iput", pe);
+        const char* s = static_cast<const char*>(src) + step(src_stride, i);
+        char* d = static_cast<char*>(dst) + step(dst_stride, i);
+        check_status(is_put ? t->put(chan, pe, offset_of(d), s, block, false) : t->get(chan, pe, offset_of(s), d, block, true),
+                     is_put ? "iput" : "iget", pe);
     }
+    if (!is_put) check_status(t->quiet(chan), "iget", pe);
+}
+
+void iput(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t bsize,
+          std::size_t nblocks, std::size_t elem, int pe) {
+    strided(true, chan, dst, src, dst_stride, src_stride, bsize, nblocks, elem, pe);
 }
 
 void iget(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t bsize,
           std::size_t nblocks, std::size_t elem, int pe) {
-    Transport* t = state().route[pe];
-    const std::size_t block = bsize * elem;
-    for (std::size_t i = 0; i < nblocks; ++i) {
-        const char* s = static_cast<const char*>(src) + static_cast<std::ptrdiff_t>(i) * src_stride * static_cast<std::ptrdiff_t>(elem);
-        char* d = static_cast<char*>(dst) + static_cast<std::ptrdiff_t>(i) * dst_stride * static_cast<std::ptrdiff_t>(elem);
-        check_status(t->get(chan, pe, offset_of(s), d, block, true), "iget", pe);
-    }
-    check_status(t->quiet(chan), "iget", pe);
+    strided(false, chan, dst, src, dst_stride, src_stride, bsize, nblocks, elem, pe);
 }
 
 uint64_t amo(int chan, AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe) {

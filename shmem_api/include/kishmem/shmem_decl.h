@@ -66,32 +66,23 @@ void shmem_ctx_destroy(shmem_ctx_t ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 /* ---- RMA: every routine with and without a context ---------------------------------------- */
-#define K_DECL_RMA(T, N)                                                                          \
-    K_DECL_DEV2(void, N##_put, T *dest, const T *source, size_t nelems, int pe)                   \
-    K_DECL_DEV2(void, N##_get, T *dest, const T *source, size_t nelems, int pe)                   \
-    K_DECL_DEV2(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)               \
-    K_DECL_DEV2(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)               \
-    K_DECL_DEV2(void, N##_p, T *dest, T value, int pe)                                            \
-    K_DECL_DEV2(T, N##_g, const T *source, int pe)                                                \
+/* D declares the routines that also exist in device code: K_DECL_DEV2, or K_DECL_CTX2 for the
+ * types without a device form. */
+#define K_DECL_RMA_WITH(D, T, N)                                                                          \
+    D(void, N##_put, T *dest, const T *source, size_t nelems, int pe)                   \
+    D(void, N##_get, T *dest, const T *source, size_t nelems, int pe)                   \
+    D(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)               \
+    D(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)               \
+    D(void, N##_p, T *dest, T value, int pe)                                            \
+    D(T, N##_g, const T *source, int pe)                                                \
     K_DECL_CTX2(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     K_DECL_CTX2(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     K_DECL_CTX2(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
     K_DECL_CTX2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    K_DECL_DEV2(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-    K_DECL_DEV2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-#define K_DECL_RMA_HOST(T, N)                                                                          \
-    K_DECL_CTX2(void, N##_put, T *dest, const T *source, size_t nelems, int pe)                   \
-    K_DECL_CTX2(void, N##_get, T *dest, const T *source, size_t nelems, int pe)                   \
-    K_DECL_CTX2(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)               \
-    K_DECL_CTX2(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)               \
-    K_DECL_CTX2(void, N##_p, T *dest, T value, int pe)                                            \
-    K_DECL_CTX2(T, N##_g, const T *source, int pe)                                                \
-    K_DECL_CTX2(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    K_DECL_CTX2(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    K_DECL_CTX2(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    K_DECL_CTX2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    K_DECL_CTX2(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-    K_DECL_CTX2(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+    D(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    D(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+#define K_DECL_RMA(T, N) K_DECL_RMA_WITH(K_DECL_DEV2, T, N)
+#define K_DECL_RMA_HOST(T, N) K_DECL_RMA_WITH(K_DECL_CTX2, T, N)
 KISHMEM_RMA_TYPES_DEV(K_DECL_RMA)
 KISHMEM_RMA_TYPES_HOST_ONLY(K_DECL_RMA_HOST)
 

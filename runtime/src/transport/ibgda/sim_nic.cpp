@@ -8,6 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(KISHMEM_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <unordered_set>
+#endif
+
 #include "kishmem/device/ibgda/mlx5_cqe.h"
 #include "kishmem/device/ibgda/mlx5_defs.h"
 
@@ -19,10 +26,81 @@ constexpr uint32_t kCqnBase = 0x40;
 constexpr std::size_t kPage = 4096;
 }  // namespace
 
+#if defined(KISHMEM_HAVE_CUDA)
+namespace {
+
+bool gpu_present() {
+    static const bool yes = [] {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess) {
+            cudaGetLastError();  // clear it: a machine without a GPU is not an error here
+            return false;
+        }
+        return n > 0;
+    }();
+    return yes;
+}
+
+// Blocks that came from cudaHostAlloc (freed with cudaFreeHost); never destroyed, so a NIC
+// freed from a static destructor still finds it.
+std::mutex& pinned_mu() {
+    static std::mutex* m = new std::mutex;
+    return *m;
+}
+std::unordered_set<void*>& pinned() {
+    static auto* s = new std::unordered_set<void*>;
+    return *s;
+}
+
+// Host-pinned, mapped into every GPU's address space (portable), at the same address on
+// the GPU as on the host (unified addressing), page-aligned: kernels post into it directly.
+// nullptr when any of that does not hold; the caller then falls back to plain host memory.
+void* alloc_pinned(std::size_t bytes) {
+    if (!gpu_present()) return nullptr;
+    void* p = nullptr;
+    cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        debug("software NIC: cudaHostAlloc(%zu) failed (%s): queues in plain host memory", bytes,
+              cudaGetErrorString(e));
+        return nullptr;
+    }
+    void* d = nullptr;
+    e = cudaHostGetDevicePointer(&d, p, 0);
+    if (e != cudaSuccess || d != p || reinterpret_cast<uintptr_t>(p) % kPage != 0) {
+        cudaGetLastError();
+        debug("software NIC: mapped queue memory unusable (%s, device %p, host %p): queues in plain host memory",
+              e != cudaSuccess ? cudaGetErrorString(e) : "address differs or not page-aligned", d, p);
+        cudaFreeHost(p);
+        return nullptr;
+    }
+    std::lock_guard<std::mutex> lk(pinned_mu());
+    pinned().insert(p);
+    return p;
+}
+
+bool free_pinned(void* p) {
+    {
+        std::lock_guard<std::mutex> lk(pinned_mu());
+        if (pinned().erase(p) == 0) return false;
+    }
+    cudaFreeHost(p);
+    return true;
+}
+
+}  // namespace
+#endif
+
+// With a GPU: pinned host memory mapped into the GPU (kernels write WQEs and doorbells into
+// it, read CQEs from it). Without one, or if that fails: page-aligned heap memory.
 Status alloc_queue_memory(std::size_t bytes, QueueMemory* out) {
     const std::size_t rounded = (bytes + kPage - 1) / kPage * kPage;
+    if (rounded == 0) return Status::no_memory;
     void* p = nullptr;
-    if (rounded == 0 || posix_memalign(&p, kPage, rounded) != 0) return Status::no_memory;
+#if defined(KISHMEM_HAVE_CUDA)
+    p = alloc_pinned(rounded);
+#endif
+    if (p == nullptr && posix_memalign(&p, kPage, rounded) != 0) return Status::no_memory;
     std::memset(p, 0, rounded);
     out->ptr = p;
     out->bytes = rounded;
@@ -30,7 +108,11 @@ Status alloc_queue_memory(std::size_t bytes, QueueMemory* out) {
 }
 
 void free_queue_memory(QueueMemory* m) {
+#if defined(KISHMEM_HAVE_CUDA)
+    if (m->ptr == nullptr || !free_pinned(m->ptr)) std::free(m->ptr);
+#else
     std::free(m->ptr);
+#endif
     m->ptr = nullptr;
     m->bytes = 0;
 }
