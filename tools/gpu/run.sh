@@ -2,7 +2,8 @@
 # tools/gpu/run.sh: on a machine with an NVIDIA GPU, build kishmem, run the GPU tests at 1, 2
 # and 4 PEs under a private MPS daemon, and run the device benchmark against NVSHMEM (same
 # source, same PE count, same run).  Results go to $OUT (default ./gpu-results):
-#   tests.log, kishmem.txt, nvshmem.txt, gpu_perf.md (the side-by-side table), env.txt.
+#   tests.log, kishmem.txt, nvshmem.txt, gpu_perf.md (the side-by-side table), env.txt,
+#   ibgda_rate.txt (the IBGDA message-rate benchmark; its tables are appended to gpu_perf.md).
 # Where the machine has PMIx's library but not its headers, put pmix.h & co. in
 # .gpu-deps/pmix/include.
 set -uo pipefail
@@ -72,4 +73,8 @@ else
   echo "NVSHMEM not found" > "$RES/nvshmem.txt"
 fi
 python3 tools/perf/gpu/compare.py "$RES/kishmem.txt" "$RES/nvshmem.txt" | tee "$RES/gpu_perf.md"
+# IBGDA message rate (docs/ibgda.md): posting, software NIC, CPU proxy; its tables join gpu_perf.md.
+{ cmake --build build-gpu --target ibgda_rate >> "$RES/build.log" 2>&1 && timeout 300 build-gpu/tools/perf/gpu/ibgda_rate \
+  > "$RES/ibgda_rate.txt" 2>&1; } || { echo "ibgda_rate failed: $(tail -3 "$RES/ibgda_rate.txt" 2>/dev/null)"; fails=$((fails + 1)); }
+{ echo; echo "## IBGDA message rate"; sed -n '/^| CTAs/,/^RESULT/p' "$RES/ibgda_rate.txt" | grep -v '^RESULT'; } | tee -a "$RES/gpu_perf.md"
 exit $fails
