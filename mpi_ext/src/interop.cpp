@@ -54,6 +54,12 @@ bool mpi_usable(const char* call) {
     return up && !down;
 }
 
+bool shmem_up(const char* call) {
+    if (rt::initialized()) return true;
+    say(call, rt::finalized() ? "called after shmem_finalize" : "kishmem is not initialized");
+    return false;
+}
+
 // MPI_Finalize deletes MPI_COMM_SELF's attributes before anything else: a kishmem started over
 // a communicator is finalized there, while MPI still works, if the program did not do it first.
 int on_mpi_finalize(MPI_Comm, int, void*, void*) {
@@ -200,10 +206,7 @@ int shmemx_team_get_mpi_comm(shmem_team_t team, MPI_Comm* comm) {
         return -1;
     }
     *comm = MPI_COMM_NULL;
-    if (!rt::initialized()) {
-        say(call, "kishmem is not initialized");
-        return -1;
-    }
+    if (!shmem_up(call)) return -1;
     if (!rt::team_valid(team)) {
         say(call, "team %p is not a valid team", static_cast<void*>(team));
         return -1;
@@ -219,10 +222,7 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
         return -1;
     }
     *team = SHMEM_TEAM_INVALID;
-    if (!rt::initialized()) {
-        say(call, "kishmem is not initialized");
-        return -1;
-    }
+    if (!shmem_up(call)) return -1;
     if (!rt::team_valid(parent)) {
         say(call, "parent team %p is not a valid team", static_cast<void*>(parent));
         return -1;
@@ -291,8 +291,9 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
         if (std::find(it->second.begin(), it->second.end(), -1) != it->second.end() ||
             *std::min_element(it->second.begin(), it->second.end()) != it->first)
             bad = "a member of some communicator did not pass it (it passed another one or MPI_COMM_NULL)";
-    if (bad) {
-        say(call, "%s: every PE of the parent team passes the communicator it belongs to, or MPI_COMM_NULL", bad);
+    if (bad) {  // every PE of the parent returns non-zero; one says why
+        if (parent->my_index == 0)
+            say(call, "%s: every PE of the parent team passes the communicator it belongs to, or MPI_COMM_NULL", bad);
         return -1;
     }
 

@@ -11,6 +11,9 @@
 #include "kishmem/env.h"
 #include "kishmem/device/state.h"
 #include "state.h"
+#if KISHMEM_HAVE_CUDA
+#include "transport/ibgda/device_qps.h"
+#endif
 
 namespace kishmem {
 
@@ -129,6 +132,11 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
     s.dheap = std::move(dh);
     s.route.assign(s.npes, s.cuda_ipc.get());
     s.transports.push_back(s.cuda_ipc.get());
+    // KISHMEM_REMOTE=ibgda: kernels reach every other PE through IBGDA (host calls still use
+    // the routes above).
+    if (env::remote() == "ibgda" && ibgda::open_device_qps(s.dheap->base(), heap_bytes, s.dheap->device(), bases,
+                                                           &st, &why) != Status::ok)
+        fatal("shmem_init", "KISHMEM_REMOTE=ibgda: %s", why.c_str());
     publish_device_state(st);
     debug("symmetric heap in GPU %d memory (%zu bytes)", s.dheap->device(), heap_bytes);
 #else
@@ -160,8 +168,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 
     const std::size_t heap_bytes = env::symmetric_size();
     const std::string remote = env::remote();
-    if (remote != "auto" && remote != "ucx")
-        fatal("shmem_init", "KISHMEM_REMOTE='%s': expected auto or ucx", remote.c_str());
+    if (remote != "auto" && remote != "ucx" && remote != "ibgda")
+        fatal("shmem_init", "KISHMEM_REMOTE='%s': expected auto, ucx or ibgda", remote.c_str());
     if (heap_bytes < kReserved + kAllocAlign)
         fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%zu is too small: at least %zu bytes", heap_bytes, kReserved + kAllocAlign);
     s.hang_warn = env::hang_warn();
@@ -290,6 +298,9 @@ namespace kishmem::rt {
 void finalize() {
     State& s = state();
     if (!s.initialized) return;
+#if KISHMEM_HAVE_CUDA
+    ibgda::drain_device_qps();  // what kernels posted lands while every target heap still exists
+#endif
     barrier_all();
     // The barrier's own flags may still be in flight: complete them while every PE keeps
     // serving its peers, then nothing is in flight towards anyone and transports can close.
@@ -305,6 +316,7 @@ void finalize() {
     s.transports.clear();
     s.shm.reset();
 #if KISHMEM_HAVE_CUDA
+    ibgda::close_device_qps();
     s.cuda_ipc.reset();
     s.dheap.reset();
 #endif

@@ -22,6 +22,7 @@ void lock_set(long* lock) {
 }
 
 int lock_test(long* lock) {
+    progress();  // a caller looping on test_lock must keep serving the holder's release
     uint64_t v = amo(0, AmoOp::fetch, lock, 8, 0, 0, kHome);
     if (next(v) != serving(v)) return 1;  // held (or waited for)
     uint64_t seen = amo(0, AmoOp::cswap, lock, 8, v + kTicket, v, kHome);

@@ -110,8 +110,9 @@ void team_destroy(kishmem_team* t) {
     // Every member has left the last barrier: no flag is in flight into this region.
     std::memset(s.sync_base + team_region_offset(t), 0, kTeamRegion);
     s.team_slots_used &= ~(1ull << t->slot);
+    // The object stays (marked dead, never reused): a stale handle is then recognised as
+    // destroyed instead of reading freed memory.
     t->live = false;
-    delete t;
 }
 
 kishmem_ctx* ctx_create(kishmem_team* team, long options) {
@@ -137,10 +138,9 @@ void ctx_destroy(kishmem_ctx* c) {
     std::lock_guard<std::mutex> lock(g_ctx_mutex);
     --s.chan_refs[c->chan];
     --c->team->contexts_live;
-    c->live = false;
-    delete c;
+    c->live = false;  // kept, like destroyed teams, so that a stale handle is recognised
 }
 
-bool ctx_valid(const kishmem_ctx* c) { return c && c->live; }
+bool ctx_valid(const kishmem_ctx* c) { return c && c->live && c->team->live; }
 
 }  // namespace kishmem::rt

@@ -26,7 +26,7 @@ inline void check_init(const char* call) {
 
 inline void check_sym(const char* call, const char* what, const void* sym, std::size_t bytes) {
     check_init(call);
-    if (g_check && __builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+    if (g_check && bytes && __builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
 }
 
 inline kishmem_team* team_of(const char* call, shmem_team_t team) {
@@ -53,11 +53,12 @@ inline Target target(const char* call, shmem_ctx_t ctx, int pe) {
     return {ctx->chan, t->members[pe]};
 }
 
-// A call that names a PE and a symmetric address of `bytes` bytes.
+// A call that names a PE and a symmetric address of `bytes` bytes (any address when bytes is 0:
+// zero-length operations may pass NULL, as the spec allows).
 inline Target target_sym(const char* call, shmem_ctx_t ctx, int pe, const char* what, const void* sym,
                          std::size_t bytes) {
     Target t = target(call, ctx, pe);
-    if (g_check && __builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+    if (g_check && bytes && __builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
     return t;
 }
 

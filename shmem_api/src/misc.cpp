@@ -1,5 +1,7 @@
 // Deprecated setup and allocation names, allocation hints, and the cache-management routines
 // (no effect: every machine kishmem runs on keeps its caches coherent).
+#include <cstdlib>
+
 #include "check.h"
 #include "kishmem/log.h"
 
@@ -7,7 +9,16 @@ using namespace kishmem;
 
 extern "C" {
 
-void start_pes(int) { shmem_init(); }
+// start_pes programs never call shmem_finalize: they are finalized at exit.
+static void finalize_at_exit() { shmem_finalize(); }
+void start_pes(int) {
+    static bool registered = false;
+    shmem_init();
+    if (!registered) registered = std::atexit(finalize_at_exit) == 0;
+}
+
+// Profiling control: kishmem has no profiling layer to switch, so every level is accepted.
+void shmem_pcontrol(const int, ...) {}
 int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
 

@@ -53,6 +53,7 @@ inline Cond<T> cond(const char* call, T* ivars, std::size_t n, const int* status
     if (n) check_sym(call, "ivars", ivars, n * sizeof(T));
     else check_init(call);
     check_cmp(call, cmp);
+    rt::progress();  // every wait and test serves peers, even when it returns at once
     return Cond<T>{ivars, n, status, cmp, refs, ref};
 }
 
@@ -106,7 +107,6 @@ inline void wait_until(const char* call, T* ivar, int cmp, T ref) {
 template <class T>
 inline int test(const char* call, T* ivar, int cmp, T ref) {
     auto c = cond<T>(call, ivar, 1, nullptr, cmp, nullptr, ref);
-    rt::progress();
     return c.met(0) ? 1 : 0;
 }
 
@@ -192,27 +192,21 @@ int shmem_team_sync(shmem_team_t team) {
         return r;                                                                                                 \
     }                                                                                                             \
     int shmem_##N##_test_all(T* v, size_t n, const int* st, int cmp, T x) {                                       \
-        rt::progress();                                                                                           \
         return test_all(cond<T>("shmem_" #N "_test_all", v, n, st, cmp, nullptr, x));                             \
     }                                                                                                             \
     size_t shmem_##N##_test_any(T* v, size_t n, const int* st, int cmp, T x) {                                    \
-        rt::progress();                                                                                           \
         return test_any(cond<T>("shmem_" #N "_test_any", v, n, st, cmp, nullptr, x));                             \
     }                                                                                                             \
     size_t shmem_##N##_test_some(T* v, size_t n, size_t* ix, const int* st, int cmp, T x) {                       \
-        rt::progress();                                                                                           \
         return test_some(cond<T>("shmem_" #N "_test_some", v, n, st, cmp, nullptr, x), ix);                      \
     }                                                                                                             \
     int shmem_##N##_test_all_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                             \
-        rt::progress();                                                                                           \
         return test_all(cond<T>("shmem_" #N "_test_all_vector", v, n, st, cmp, xs, static_cast<T>(0)));          \
     }                                                                                                             \
     size_t shmem_##N##_test_any_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                          \
-        rt::progress();                                                                                           \
         return test_any(cond<T>("shmem_" #N "_test_any_vector", v, n, st, cmp, xs, static_cast<T>(0)));          \
     }                                                                                                             \
     size_t shmem_##N##_test_some_vector(T* v, size_t n, size_t* ix, const int* st, int cmp, T* xs) {             \
-        rt::progress();                                                                                           \
         return test_some(cond<T>("shmem_" #N "_test_some_vector", v, n, st, cmp, xs, static_cast<T>(0)), ix);     \
     }
 KISHMEM_SYNC_TYPES(DEFINE_SYNC)

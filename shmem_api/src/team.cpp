@@ -43,8 +43,10 @@ int shmem_team_translate_pe(shmem_team_t src, int src_pe, shmem_team_t dest) {
 int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t* config,
                              long mask, shmem_team_t* new_team) {
     const char* call = "shmem_team_split_strided";
-    kishmem_team* p = team_of(call, parent);
+    check_init(call);
     *new_team = SHMEM_TEAM_INVALID;
+    if (!rt::team_valid(parent)) return -1;  // the spec: an invalid parent gives SHMEM_TEAM_INVALID
+    kishmem_team* p = parent;
     // Every index start + i*stride must name a parent PE; stride 0 only with size 1.
     long last = static_cast<long>(start) + static_cast<long>(size - 1) * stride;
     if (size < 1 || start < 0 || start >= p->size() || last < 0 || last >= p->size() || (stride == 0 && size > 1)) {
@@ -61,8 +63,10 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
 int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t* xconf, long xmask,
                         shmem_team_t* xteam, const shmem_team_config_t* yconf, long ymask, shmem_team_t* yteam) {
     const char* call = "shmem_team_split_2d";
-    kishmem_team* p = team_of(call, parent);
+    check_init(call);
     *xteam = *yteam = SHMEM_TEAM_INVALID;
+    if (!rt::team_valid(parent)) return -1;
+    kishmem_team* p = parent;
     const int n = p->size();
     if (xrange < 1) {
         warn(call, "xrange %d must be at least 1", xrange);

@@ -42,7 +42,7 @@ kishmem_team* team_shared();
 // every member gets nullptr and a warning).  start/stride/size are parent-relative.
 kishmem_team* team_split_strided(kishmem_team* parent, int start, int stride, int size, int num_contexts,
                                  const char* call);
-// Collective over `parent`: a team of the given parent indices (ascending, same on every caller).
+// Collective over `parent`: a team of the given parent indices (in team order, the same on every caller).
 kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& parent_indices, int num_contexts,
                              const char* call);
 void team_destroy(kishmem_team* t);

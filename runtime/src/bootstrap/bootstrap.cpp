@@ -30,8 +30,10 @@ public:
 
 // Environment variables that a multi-task launcher sets, with the task count they carry.
 long launcher_task_count(const char** which) {
-    static const char* vars[] = {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
-                                 "PMIX_SIZE", "MPI_LOCALNRANKS"};
+    // Not SLURM_NTASKS: an salloc/sbatch shell sets it for the allocation, and a program run there
+    // directly is one process.  An srun step always sets SLURM_STEP_NUM_TASKS.
+    static const char* vars[] = {"SLURM_STEP_NUM_TASKS", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE",
+                                 "MPI_LOCALNRANKS"};
     for (const char* v : vars) {
         const char* s = std::getenv(v);
         if (s && std::atol(s) > 1) {

@@ -34,6 +34,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 void start_pes(int npes);
+void shmem_pcontrol(const int level, ...);
 int _my_pe(void);
 int _num_pes(void);
 

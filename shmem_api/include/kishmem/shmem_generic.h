@@ -22,6 +22,7 @@ void kishmem_generic_no_such_type(void);
         LIST(SEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
 /* Dispatch on the first argument (no context form). */
 #define K_GEN0(LIST, F, ...) _Generic(K_ARG0(__VA_ARGS__, 0), LIST(K_SEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
+#define K_GEN0Q(LIST, F, ...) _Generic(K_ARG0(__VA_ARGS__, 0), LIST(K_SELQ, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
 /* Dispatch on the second argument (team collectives: the first is the team). */
 #define K_GEN1(LIST, F, ...) _Generic(K_ARG1(__VA_ARGS__, 0, 0), LIST(K_SEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
 
@@ -95,6 +96,17 @@ void kishmem_generic_no_such_type(void);
 #define shmem_test_all_vector(...) K_GEN0(K_SYNC, test_all_vector, __VA_ARGS__)
 #define shmem_test_any_vector(...) K_GEN0(K_SYNC, test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...) K_GEN0(K_SYNC, test_some_vector, __VA_ARGS__)
+
+/* Deprecated generic names still in OpenSHMEM 1.5 (1.3's AMOs and shmem_wait). */
+#define shmem_fetch(...) K_GEN0Q(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, fetch, __VA_ARGS__)
+#define shmem_set(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, set, __VA_ARGS__)
+#define shmem_swap(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, swap, __VA_ARGS__)
+#define shmem_cswap(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, cswap, __VA_ARGS__)
+#define shmem_finc(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, finc, __VA_ARGS__)
+#define shmem_inc(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, inc, __VA_ARGS__)
+#define shmem_fadd(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, fadd, __VA_ARGS__)
+#define shmem_add(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, add, __VA_ARGS__)
+#define shmem_wait(...) K_GEN0(KISHMEM_GENERIC_DEPR_WAIT_TYPES, wait, __VA_ARGS__)
 
 #elif defined(__cplusplus)
 

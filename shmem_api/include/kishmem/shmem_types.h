@@ -109,6 +109,9 @@
     X(long long, longlong, F) X(unsigned char, uchar, F) X(unsigned short, ushort, F) X(unsigned int, uint, F) \
     X(unsigned long, ulong, F) X(unsigned long long, ulonglong, F) X(float, float, F) X(double, double, F)    \
     X(long double, longdouble, F)
+#define KISHMEM_GENERIC_DEPR_AMO_TYPES(X, F) X(int, int, F) X(long, long, F) X(long long, longlong, F)
+#define KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES(X, F) KISHMEM_GENERIC_DEPR_AMO_TYPES(X, F) X(float, float, F) X(double, double, F)
+#define KISHMEM_GENERIC_DEPR_WAIT_TYPES(X, F) X(short, short, F) KISHMEM_GENERIC_DEPR_AMO_TYPES(X, F)
 #define KISHMEM_GENERIC_REDUCE_ARITH_TYPES(X, F) KISHMEM_GENERIC_REDUCE_MINMAX_TYPES(X, F) X(KISHMEM_COMPLEXD, complexd, F) X(KISHMEM_COMPLEXF, complexf, F)
 
 #endif

@@ -1,4 +1,5 @@
-// Device-side RMA, atomics, ordering and waiting over mapped peer heaps (CUDA IPC, load/store).
+// Device-side RMA, atomics, ordering and waiting: load/store on mapped peer heaps (CUDA IPC),
+// or WQEs posted over IBGDA (ibgda/backend.h) where peer() says a PE is not reached that way.
 // Every routine takes the translation unit's State; shmem_device.h wraps them under spec names.
 #pragma once
 #if defined(__CUDACC__)
@@ -9,6 +10,7 @@
 #include <type_traits>
 
 #include "coop.h"
+#include "ibgda/backend.h"
 #include "state.h"
 
 namespace kishmem::device {
@@ -20,24 +22,37 @@ static __device__ __noinline__ void trap_bad(const State& s, const char* call, i
     __trap();
 }
 
-// The address of symmetric `sym` in `pe`'s heap as this GPU can load and store it.
+// The one decision of how the device path reaches `pe`: the address of symmetric `sym` in
+// `pe`'s heap as this GPU can load and store it, or nullptr when `pe` is reached over IBGDA
+// (its heap is not mapped here, or KISHMEM_REMOTE=ibgda sends every other PE through it).
 template <class T>
 __device__ __forceinline__ T* peer(const State& s, T* sym, int pe, const char* call) {
-    const char* b = (pe >= 0 && pe < s.n_pes && pe < kMaxPes) ? s.peer_base[pe] : nullptr;
+    const bool in_range = pe >= 0 && pe < s.n_pes && pe < kMaxPes;
+    const char* b = in_range ? s.peer_base[pe] : nullptr;
     size_t off = reinterpret_cast<const char*>(sym) - s.heap_base;
+    const bool ib = s.ibgda != nullptr && in_range && pe != s.my_pe && (b == nullptr || s.ibgda_forced);
 #if !defined(KISHMEM_DEVICE_UNCHECKED)
-    if (b == nullptr || off >= s.heap_size) trap_bad(s, call, pe, sym);
+    if ((b == nullptr && !ib) || off >= s.heap_size) trap_bad(s, call, pe, sym);
 #endif
+    if (ib) return nullptr;
     return reinterpret_cast<T*>(const_cast<char*>(b) + off);
+}
+
+__device__ __forceinline__ size_t heap_off(const State& s, const void* sym) {
+    return static_cast<const char*>(sym) - s.heap_base;
 }
 
 // Ordering for peers reached by load/store: acquire-release at GPU scope when every peer heap
 // is on this GPU, at system scope when some are on other GPUs (a sequentially consistent fence,
-// __threadfence, costs several times more and buys nothing here).
+// __threadfence, costs several times more and buys nothing here). With IBGDA in use it also
+// completes this CTA's WQEs (ibgda::quiet): shmem_fence and shmem_quiet both come here.
 __device__ __forceinline__ void fence(const State& s) {
+    if (s.ibgda != nullptr) ibgda::quiet(s);
     if (s.sys_scope) asm volatile("fence.acq_rel.sys;" ::: "memory");
     else asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
+
+__device__ __forceinline__ void quiet(const State& s) { fence(s); }
 
 // Copy n bytes with the group: the widest words both ends' alignment allows (16, 8, 4 bytes),
 // then the remaining bytes.
@@ -64,19 +79,29 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
 
 template <class Coop>
 __device__ __forceinline__ void put(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
-    copy<Coop>(peer(s, static_cast<char*>(dst), pe, call), src, n);
+    if (char* d = peer(s, static_cast<char*>(dst), pe, call)) copy<Coop>(d, src, n);
+    else if (Coop::rank() == 0) ibgda::put(s, pe, heap_off(s, dst), src, n, call);
     Coop::sync();
 }
 
 template <class Coop>
 __device__ __forceinline__ void get(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
-    copy<Coop>(dst, peer(s, static_cast<const char*>(src), pe, call), n);
+    if (const char* sp = peer(s, static_cast<const char*>(src), pe, call)) copy<Coop>(dst, sp, n);
+    else if (Coop::rank() == 0) ibgda::get(s, pe, heap_off(s, src), dst, n, call);
     Coop::sync();
 }
 
 template <class T>
 __device__ __forceinline__ void p(const State& s, T* dst, T v, int pe, const char* call) {
-    *reinterpret_cast<volatile T*>(peer(s, dst, pe, call)) = v;
+    if (T* d = peer(s, dst, pe, call)) {
+        *reinterpret_cast<volatile T*>(d) = v;
+    } else if constexpr (sizeof(T) <= 8) {
+        uint64_t bits = 0;
+        memcpy(&bits, &v, sizeof(T));
+        ibgda::put_value(s, pe, heap_off(s, dst), bits, sizeof(T));
+    } else {
+        ibgda::put(s, pe, heap_off(s, dst), &v, sizeof(T), call);
+    }
 }
 
 // A load that bypasses L1 (another process may have written the peer heap) but, unlike a
@@ -104,14 +129,23 @@ __device__ __forceinline__ T load_l2(const T* p) {
 
 template <class T>
 __device__ __forceinline__ T g(const State& s, const T* src, int pe, const char* call) {
-    return load_l2(peer(s, src, pe, call));
+    if (const T* sp = peer(s, src, pe, call)) return load_l2(sp);
+    T r;
+    ibgda::get(s, pe, heap_off(s, src), &r, sizeof(T), call);
+    return r;
 }
 
 // Signal after data: the data stores are ordered before the signal update.
 template <class Coop>
 __device__ __forceinline__ void put_signal(const State& s, void* dst, const void* src, size_t n, uint64_t* sig,
                                            uint64_t v, int op, int pe, const char* call) {
-    copy<Coop>(peer(s, static_cast<char*>(dst), pe, call), src, n);
+    char* d = peer(s, static_cast<char*>(dst), pe, call);
+    if (d == nullptr) {
+        if (Coop::rank() == 0) ibgda::put_signal(s, pe, heap_off(s, dst), src, n, heap_off(s, sig), v, op, call);
+        Coop::sync();
+        return;
+    }
+    copy<Coop>(d, src, n);
     fence(s);
     Coop::sync();
     if (Coop::rank() == 0) {
@@ -124,6 +158,9 @@ __device__ __forceinline__ void put_signal(const State& s, void* dst, const void
 
 // ---- atomics: 4- and 8-byte words through their unsigned representation ------------------
 enum class Amo { fetch, set, swap, cswap, add, fetch_add, and_, or_, xor_ };
+static_assert(static_cast<int>(Amo::fetch) == ibgda::kFetch && static_cast<int>(Amo::cswap) == ibgda::kCswap &&
+                  static_cast<int>(Amo::fetch_add) == ibgda::kFetchAdd && static_cast<int>(Amo::xor_) == ibgda::kXor,
+              "ibgda::amo takes Amo by value");
 
 template <class W>
 __device__ __forceinline__ W amo_word(W* t, Amo op, W v, W c) {
@@ -144,11 +181,13 @@ template <class T>
 __device__ __forceinline__ T amo(const State& s, Amo op, T* target, T v, T c, int pe, const char* call) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO types are 4 or 8 bytes");
     using W = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
-    W* t = reinterpret_cast<W*>(peer(s, target, pe, call));
+    T* mapped = peer(s, target, pe, call);
     W wv, wc;
     memcpy(&wv, &v, sizeof(T));
     memcpy(&wc, &c, sizeof(T));
-    W r = amo_word<W>(t, op, wv, wc);
+    W r;
+    if (mapped) r = amo_word<W>(reinterpret_cast<W*>(mapped), op, wv, wc);
+    else r = static_cast<W>(ibgda::amo(s, pe, heap_off(s, target), static_cast<int>(op), sizeof(T), wv, wc, call));
     T out;
     memcpy(&out, &r, sizeof(T));
     return out;
@@ -212,7 +251,8 @@ __device__ __forceinline__ void sync_all(const State& s) {
             int to = (s.my_pe + dist) % s.n_pes;
             unsigned long long* remote = peer(s, flags + round, to, "shmem_barrier_all");
             fence(s);  // what this PE saw in earlier rounds travels with this round's flag
-            *reinterpret_cast<volatile unsigned long long*>(remote) = epoch;
+            if (remote) *reinterpret_cast<volatile unsigned long long*>(remote) = epoch;
+            else ibgda::put_value(s, to, heap_off(s, flags + round), epoch, 8);
             while (*reinterpret_cast<volatile unsigned long long*>(flags + round) < epoch) {
             }
         }

@@ -7,6 +7,10 @@
 
 namespace kishmem::device {
 
+namespace ibgda {
+struct DeviceQpTable;  // kishmem/device/ibgda/qp_table.h
+}
+
 constexpr int kMaxPes = 128;  // PEs whose heaps one device state can name
 
 // Device heap map, offsets from each PE's device heap base (the same on every PE):
@@ -25,6 +29,12 @@ struct State {
     char* heap_base;               // this PE's device heap
     size_t heap_size;
     char* peer_base[kMaxPes];      // each PE's device heap as mapped here; nullptr: not mapped
+    // IBGDA (device/include/kishmem/device/ibgda/backend.h): a PE whose heap is not mapped, or
+    // with ibgda_forced (KISHMEM_REMOTE=ibgda) every PE but this one, is reached by posting
+    // WQEs to the QPs of this table (GPU memory); nullptr: no IBGDA.
+    const ibgda::DeviceQpTable* ibgda;
+    int ibgda_qps_per_pe;          // QPs per PE in the table (a CTA uses block % this)
+    int ibgda_forced;
 };
 
 }  // namespace kishmem::device

@@ -8,6 +8,14 @@ target_sources(kishmem_runtime PRIVATE
   ${_ibgda}/heap_access.cpp
   ${_ibgda}/ibgda_info.cpp
 )
+# Kernels posting over IBGDA (KISHMEM_REMOTE=ibgda with a device heap): per-peer QPs and the
+# device QP table; needs the CUDA runtime.
+if(KISHMEM_HAVE_CUDA)
+  target_sources(kishmem_runtime PRIVATE
+    ${_ibgda}/device_qps.cpp
+    ${_ibgda}/device_qps_amo.cu
+  )
+endif()
 # The WQE/CQE encoding shared with device code.
 target_include_directories(kishmem_runtime PRIVATE ${PROJECT_SOURCE_DIR}/device/include)
 if(KISHMEM_HAVE_VERBS)

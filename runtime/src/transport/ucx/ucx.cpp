@@ -105,7 +105,11 @@ Status UcxTransport::wait(ucs_status_ptr_t req, const char* what, int pe) {
     }
     ucs_status_t st;
     // Every worker progresses: over tcp a peer blocked on another channel needs this PE to serve it.
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) progress();
+    if ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        // A peer that stops serving (software RMA over tcp) is named, as in every other wait.
+        rt::Waiter w(what, "PE %lld to complete a UCX operation (is it serving its peers?)", pe);
+        while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) w.spin();
+    }
     ucp_request_free(req);
     if (st != UCS_OK) {
         warn(what, "UCX operation to PE %d failed: %s", pe, ucs_status_string(st));

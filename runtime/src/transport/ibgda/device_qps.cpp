@@ -1,0 +1,317 @@
+// IBGDA for kernels: the software NIC, its per-peer QPs, the heap keys exchanged through the
+// bootstrap, and the DeviceQpTable published in the device state.
+//
+// Data movement (IpcHeapAccess below): the NIC's progress thread executes each WQE against the
+// target PE's GPU heap through this process's CUDA IPC mapping of it: cudaMemcpyAsync on a
+// stream of the NIC's own for writes (inline bytes from the NIC's copy of the WQE, data
+// segments straight from this PE's GPU heap) and reads (into the GPU heap or the host-pinned
+// result buffers), and a one-thread kernel on that stream for atomics. That stream is
+// non-blocking: the kernel that posted the WQE is still running (it waits for the CQE), and
+// anything ordered after it, such as a copy on the legacy stream or cudaDeviceSynchronize,
+// would deadlock. This is also why the NIC does not go through rt::put/get/amo (the runtime's
+// cuda_ipc transport copies on the legacy stream and synchronizes the device for atomics),
+// although make_runtime_heap_access would accept it (cuda_ipc is a load/store route). A copy
+// per WQE costs microseconds: this is a software NIC that makes the device path run and be
+// tested without hardware, not a model of its speed.
+#include "device_qps.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <memory>
+
+#include "../../state.h"
+#include "kishmem/device/ibgda/qp_table.h"
+#include "kishmem/device/state.h"
+#include "kishmem/env.h"
+#include "heap_access.h"
+#include "nic_select.h"
+#include "sim_nic.h"
+
+namespace kishmem::ibgda {
+
+namespace {
+
+namespace dib = kishmem::device::ibgda;
+
+constexpr int kQpsPerPe = 8;             // CTA b uses QP b % 8 of each PE
+constexpr uint32_t kLogRing = 10;        // 1024 WQE slots per QP; the CQ has as many entries
+constexpr uint32_t kSignalEvery = 64;    // unsignalled posts ask for a CQE every 64 slots
+constexpr std::size_t kCounterBytes = 32;  // post.h's QpCounters, padded
+
+std::string cuda_err(const char* what, cudaError_t e) {
+    cudaGetLastError();
+    return std::string(what) + ": " + cudaGetErrorString(e);
+}
+
+// The target PEs' GPU heaps through the CUDA IPC mappings, from the NIC's thread.
+class IpcHeapAccess final : public HeapAccess {
+public:
+    // bases[pe]: pe's GPU heap as mapped here (nullptr: not mapped); self: this PE's own heap.
+    IpcHeapAccess(std::vector<char*> bases, char* self, int device)
+        : bases_(std::move(bases)), self_(self), device_(device) {}
+    ~IpcHeapAccess() override {
+        if (stream_) cudaStreamDestroy(stream_);
+        if (old_) cudaFreeHost(old_);
+    }
+
+    Status open(std::string* why) {
+        cudaError_t e = cudaSetDevice(device_);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaMallocHost(reinterpret_cast<void**>(&old_), sizeof *old_);
+        if (e != cudaSuccess) return *why = cuda_err("NIC stream and atomic result", e), Status::unsupported;
+        return Status::ok;
+    }
+
+    Status write(int pe, std::size_t off, const void* src, std::size_t n) override {
+        char* t = target(pe);
+        if (!t) return Status::unreachable;
+        // Inline payloads are pageable (the NIC's copy of the WQE): the call returns once they
+        // are staged, so the NIC may reuse its buffer.
+        pending_ = true;
+        return check(cudaMemcpyAsync(t + off, src, n, cudaMemcpyDefault, stream_), "write");
+    }
+    Status read(int pe, std::size_t off, void* dst, std::size_t n) override {
+        char* t = target(pe);
+        if (!t) return Status::unreachable;
+        pending_ = true;
+        Status s = check(cudaMemcpyAsync(dst, t + off, n, cudaMemcpyDefault, stream_), "read");
+        return s == Status::ok ? flush() : s;
+    }
+    Status fetch_add(int pe, std::size_t off, uint64_t add, uint64_t* old) override {
+        return atomic(pe, off, false, add, 0, old);
+    }
+    Status compare_swap(int pe, std::size_t off, uint64_t compare, uint64_t swap, uint64_t* old) override {
+        return atomic(pe, off, true, swap, compare, old);
+    }
+    Status flush() override {
+        if (!pending_) return Status::ok;
+        pending_ = false;
+        return check(cudaStreamSynchronize(stream_), "flush");
+    }
+
+    // One atomic on this PE's own heap (adding 0 to a reserved word): loads the atomic kernel
+    // now, not while a posting kernel runs, and proves the path.
+    Status warm_up(std::size_t off) {
+        uint64_t old = 0;
+        return atomic(-1, off, false, 0, 0, &old);
+    }
+
+private:
+    char* target(int pe) {
+        bind_thread();
+        if (pe == -1) return self_;
+        return pe >= 0 && static_cast<std::size_t>(pe) < bases_.size() ? bases_[pe] : nullptr;
+    }
+    // The NIC's thread starts with no current device; its stream belongs to device_.
+    void bind_thread() {
+        thread_local int bound = -1;
+        if (bound != device_) {
+            cudaSetDevice(device_);
+            bound = device_;
+        }
+    }
+    Status atomic(int pe, std::size_t off, bool cas, uint64_t operand, uint64_t compare, uint64_t* old) {
+        char* t = target(pe);
+        if (!t) return Status::unreachable;
+        pending_ = true;
+        Status s = check(static_cast<cudaError_t>(launch_nic_atomic(stream_, t + off, cas, operand, compare, old_)),
+                         "atomic");
+        if (s == Status::ok) s = flush();
+        if (s == Status::ok) *old = *old_;
+        return s;
+    }
+    Status check(cudaError_t e, const char* what) {
+        if (e == cudaSuccess) return Status::ok;
+        debug("software NIC: %s on a GPU heap failed: %s", what, cudaGetErrorString(e));
+        cudaGetLastError();
+        return Status::transport_error;
+    }
+
+    std::vector<char*> bases_;
+    char* self_;
+    int device_;
+    cudaStream_t stream_ = nullptr;
+    unsigned long long* old_ = nullptr;  // host-pinned: the atomic kernel's old value
+    bool pending_ = false;
+};
+
+struct DeviceQps {
+    std::unique_ptr<IpcHeapAccess> heap;
+    std::unique_ptr<SimNic> nic;
+    QueueMemory results;
+    void* table = nullptr;     // GPU memory: the table block (layout in build_table)
+    void* counters = nullptr;  // GPU memory: kCounterBytes per QP
+    ~DeviceQps() {
+        if (nic) nic->stop();
+        nic.reset();  // frees the queues
+        heap.reset();
+        free_queue_memory(&results);
+        if (table) cudaFree(table);
+        if (counters) cudaFree(counters);
+    }
+};
+
+std::unique_ptr<DeviceQps>& g_qps() {
+    static std::unique_ptr<DeviceQps> p;
+    return p;
+}
+
+bool gpu_mapped(const void* p) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost && a.devicePointer == p;
+}
+
+std::size_t align64(std::size_t x) { return (x + 63) & ~std::size_t{63}; }
+
+}  // namespace
+
+Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::vector<char*>& bases,
+                       device::State* st, std::string* why) {
+    State& s = state();
+    const int npes = s.npes, me = s.pe;
+    auto q = std::make_unique<DeviceQps>();
+    std::string mine_why;
+    MemoryKey heap_key{}, result_key{};
+    NicKind kind = NicKind::sim;
+    Status ok = choose_nic(&kind, &mine_why);
+    if (ok == Status::ok && kind == NicKind::hw) {
+        if (env::ibgda_nic() == "hw") {
+            ok = Status::unsupported;
+            mine_why = "KISHMEM_IBGDA_NIC=hw: kernels post to the software NIC only so far (the DEVX QPs are not "
+                       "wired to the device path)";
+        } else {
+            debug("IBGDA for kernels: %s found, software NIC used (DEVX QPs not wired to the device path yet)",
+                  mine_why.c_str());
+        }
+    }
+    if (ok == Status::ok) {
+        q->heap = std::make_unique<IpcHeapAccess>(bases, heap, gpu);
+        ok = q->heap->open(&mine_why);
+    }
+    if (ok == Status::ok && (ok = q->heap->warm_up(device::kDevReserved - 8)) != Status::ok)
+        mine_why = "an atomic on this PE's own GPU heap failed";
+    if (ok == Status::ok) {
+        SimNicOptions opt;
+        opt.idle_spin_us = 1000;  // kernels wait on every get/AMO: stay awake between them
+        opt.max_sleep_us = 100;
+        q->nic = std::make_unique<SimNic>(q->heap.get(), opt);
+        ok = q->nic->register_memory(heap, heap_bytes, &heap_key);
+        const std::size_t result_bytes = std::size_t{dib::kResultBytes} << kLogRing;
+        if (ok == Status::ok) ok = alloc_queue_memory(result_bytes * npes * kQpsPerPe, &q->results);
+        if (ok == Status::ok && !gpu_mapped(q->results.ptr)) {
+            ok = Status::unsupported;
+            mine_why = "queue memory is not host-pinned memory mapped at the same address into the GPU";
+        } else if (ok == Status::ok) {
+            ok = q->nic->register_memory(q->results.ptr, q->results.bytes, &result_key);
+        }
+        if (ok != Status::ok && mine_why.empty()) mine_why = std::string("NIC setup: ") + status_name(ok);
+    }
+
+    // Every PE learns every heap key and base, and whether everyone got this far.
+    std::vector<Blob> all;
+    Blob mine = BlobWriter()
+                    .u64(ok == Status::ok)
+                    .u64(heap_key.key)
+                    .u64(reinterpret_cast<uintptr_t>(heap))
+                    .str(mine_why)
+                    .take();
+    Status bs = s.boot->allgather(mine, &all, nullptr);
+    if (bs != Status::ok) return *why = "bootstrap allgather of the IBGDA keys failed", bs;
+    std::vector<uint32_t> rkey(npes);
+    std::vector<uint64_t> rbase(npes);
+    for (int r = 0; r < npes; ++r) {
+        BlobReader rd(all[r]);
+        const bool their_ok = rd.u64() != 0;
+        rkey[r] = static_cast<uint32_t>(rd.u64());
+        rbase[r] = rd.u64();
+        std::string their_why = rd.str();
+        if (!rd.at_end()) return *why = "malformed IBGDA key data from PE " + std::to_string(r), Status::invalid;
+        if (!their_ok) return *why = "PE " + std::to_string(r) + " cannot run IBGDA: " + their_why, Status::unsupported;
+    }
+
+    // QPs and the table. Table block in GPU memory (one cudaMalloc), byte offsets:
+    //   [0, sizeof(DeviceQpTable))   the table
+    //   [o_qps, + nq * sizeof(QpDesc))  descriptors, QP (pe, slot) at pe * kQpsPerPe + slot
+    //   [o_rkey, + npes * 4)          heap keys      [o_base, + npes * 8)  heap bases
+    // Counters: kCounterBytes per QP, same index, zeroed (GPU memory: posters update them with
+    // atomics, which host-mapped memory does not support across PCIe).
+    const std::size_t nq = static_cast<std::size_t>(npes) * kQpsPerPe;
+    const std::size_t o_qps = align64(sizeof(dib::DeviceQpTable));
+    const std::size_t o_rkey = align64(o_qps + nq * sizeof(dib::QpDesc));
+    const std::size_t o_base = align64(o_rkey + npes * sizeof(uint32_t));
+    const std::size_t table_bytes = o_base + npes * sizeof(uint64_t);
+    cudaError_t e = cudaMalloc(&q->table, table_bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&q->counters, nq * kCounterBytes);
+    if (e == cudaSuccess) e = cudaMemset(q->counters, 0, nq * kCounterBytes);
+    if (e != cudaSuccess) return *why = cuda_err("IBGDA table in GPU memory", e), Status::no_memory;
+    std::vector<uint8_t> host(table_bytes, 0);
+    char* dev = static_cast<char*>(q->table);
+    auto* descs = reinterpret_cast<dib::QpDesc*>(host.data() + o_qps);
+    for (int pe = 0; pe < npes; ++pe) {
+        if (pe == me) continue;
+        const RemoteHeap target{pe, rkey[pe], rbase[pe], heap_bytes};
+        for (int slot = 0; slot < kQpsPerPe; ++slot) {
+            uint32_t cqn = 0, qpn = 0;
+            Status qs = q->nic->create_cq(kLogRing, &cqn);
+            if (qs == Status::ok) qs = q->nic->create_qp(cqn, kLogRing, target, &qpn);
+            if (qs != Status::ok) return *why = std::string("creating a QP: ") + status_name(qs), qs;
+            const SimQpView v = q->nic->qp_view(qpn);
+            const SimCqView c = q->nic->cq_view(cqn);
+            if (!gpu_mapped(v.sq) || !gpu_mapped(c.buf))
+                return *why = "software NIC queues are not mapped into the GPU", Status::unsupported;
+            const std::size_t i = static_cast<std::size_t>(pe) * kQpsPerPe + slot;
+            dib::QpDesc& d = descs[i];
+            d.sq = v.sq;
+            d.log_bbs = v.log_bbs;
+            d.qpn = v.qpn;
+            d.dbrec = v.dbrec;
+            d.db = v.doorbell;
+            d.ctr = reinterpret_cast<uint32_t*>(static_cast<char*>(q->counters) + i * kCounterBytes);
+            d.cq = c.buf;
+            d.log_cq = c.log_size;
+            d.cq_dbrec = c.dbrec;
+            d.result = static_cast<uint8_t*>(q->results.ptr) + i * (std::size_t{dib::kResultBytes} << kLogRing);
+        }
+    }
+    std::memcpy(host.data() + o_rkey, rkey.data(), npes * sizeof(uint32_t));
+    std::memcpy(host.data() + o_base, rbase.data(), npes * sizeof(uint64_t));
+    dib::DeviceQpTable t{};
+    t.n_pes = npes;
+    t.qps_per_pe = kQpsPerPe;
+    t.lkey = heap_key.key;
+    t.result_lkey = result_key.key;
+    t.signal_every = kSignalEvery;
+    t.qps = reinterpret_cast<const dib::QpDesc*>(dev + o_qps);
+    t.rkey = reinterpret_cast<const uint32_t*>(dev + o_rkey);
+    t.remote_base = reinterpret_cast<const uint64_t*>(dev + o_base);
+    std::memcpy(host.data(), &t, sizeof t);
+    if ((e = cudaMemcpy(q->table, host.data(), table_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+        return *why = cuda_err("copying the IBGDA table", e), Status::transport_error;
+
+    q->nic->start();
+    st->ibgda = static_cast<const dib::DeviceQpTable*>(q->table);
+    st->ibgda_qps_per_pe = kQpsPerPe;
+    st->ibgda_forced = 1;
+    debug("IBGDA for kernels: software NIC, %d QPs per PE of %u slots, heap key 0x%x", kQpsPerPe, 1u << kLogRing,
+          heap_key.key);
+    g_qps() = std::move(q);
+    return Status::ok;
+}
+
+void drain_device_qps() {
+    auto& q = g_qps();
+    if (!q) return;
+    // poll() runs one pass after any pass of the progress thread: 0 means nothing is left
+    // (every pass ends with the NIC's flush, so the data has landed).
+    while (q->nic->poll() != 0) {
+    }
+}
+
+void close_device_qps() { g_qps().reset(); }
+
+}  // namespace kishmem::ibgda

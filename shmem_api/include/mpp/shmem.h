@@ -1,0 +1,2 @@
+/* Legacy include path of OpenSHMEM programs: <mpp/shmem.h>. */
+#include "../shmem.h"

@@ -1,0 +1,2 @@
+/* Legacy include path of OpenSHMEM programs: <mpp/shmemx.h>. */
+#include "../shmemx.h"
