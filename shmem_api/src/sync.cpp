@@ -209,7 +209,22 @@ int shmem_team_sync(shmem_team_t team) {
     size_t shmem_##N##_test_some_vector(T* v, size_t n, size_t* ix, const int* st, int cmp, T* xs) {             \
         return test_some(cond<T>("shmem_" #N "_test_some_vector", v, n, st, cmp, xs, static_cast<T>(0)), ix);     \
     }
+#define DEFINE_SYNC_ALIASES(T, N) \
+    K_ALIAS(void, N##_wait_until_all, T* v, size_t n, const int* st, int cmp, T x) \
+    K_ALIAS(size_t, N##_wait_until_any, T* v, size_t n, const int* st, int cmp, T x) \
+    K_ALIAS(size_t, N##_wait_until_some, T* v, size_t n, size_t* ix, const int* st, int cmp, T x) \
+    K_ALIAS(void, N##_wait_until_all_vector, T* v, size_t n, const int* st, int cmp, T* xs) \
+    K_ALIAS(size_t, N##_wait_until_any_vector, T* v, size_t n, const int* st, int cmp, T* xs) \
+    K_ALIAS(size_t, N##_wait_until_some_vector, T* v, size_t n, size_t* ix, const int* st, int cmp, T* xs) \
+    K_ALIAS(int, N##_test_all, T* v, size_t n, const int* st, int cmp, T x) \
+    K_ALIAS(size_t, N##_test_any, T* v, size_t n, const int* st, int cmp, T x) \
+    K_ALIAS(size_t, N##_test_some, T* v, size_t n, size_t* ix, const int* st, int cmp, T x) \
+    K_ALIAS(int, N##_test_all_vector, T* v, size_t n, const int* st, int cmp, T* xs) \
+    K_ALIAS(size_t, N##_test_any_vector, T* v, size_t n, const int* st, int cmp, T* xs) \
+    K_ALIAS(size_t, N##_test_some_vector, T* v, size_t n, size_t* ix, const int* st, int cmp, T* xs) \
+
 KISHMEM_SYNC_TYPES(DEFINE_SYNC)
+KISHMEM_SYNC_TYPES(DEFINE_SYNC_ALIASES)
 
 #define DEFINE_DEPR_WAIT(T, N) \
     void shmem_##N##_wait(T* v, T x) { wait_until<T>("shmem_" #N "_wait", v, SHMEM_CMP_NE, x); }

@@ -57,6 +57,31 @@ int launch_collective(int* dst, int blocks) {
     return (int)shmemx_collective_launch((const void*)k_collective, dim3(blocks), dim3(64), args, 0, 0);
 }
 
+__global__ void k_strided(int* dst, const int* src, int* got) {
+    int right = (shmem_my_pe() + 1) % shmem_n_pes();
+    shmem_int_iput(dst, src, 3, 2, 10, right);  // right's dst[3i] = my src[2i]
+    shmem_barrier_all();
+    shmem_int_iget(got, dst, 1, 3, 10, right);  // got[i] = right's dst[3i]
+}
+
+__global__ void k_waits(int* flags, int n, unsigned long long* out) {
+    int right = (shmem_my_pe() + 1) % shmem_n_pes();
+    for (int i = 0; i < n; ++i) shmem_int_p(flags + i, i + 1, right);
+    shmem_int_wait_until_all(flags, n, nullptr, SHMEM_CMP_GE, 1);
+    out[0] = shmem_int_wait_until_any(flags, n, nullptr, SHMEM_CMP_EQ, 3);
+    size_t idx[8];
+    out[1] = shmem_int_test_some(flags, n, idx, nullptr, SHMEM_CMP_GT, 2);
+    out[2] = idx[0];
+    int status[4] = {0, 1, 1, 1};
+    out[3] = shmem_int_test_any(flags, n, status, SHMEM_CMP_GT, 5);
+    int refs[4] = {1, 2, 3, 4};
+    shmem_int_wait_until_all_vector(flags, n, nullptr, SHMEM_CMP_EQ, refs);
+    out[4] = shmem_int_test_all_vector(flags, n, nullptr, SHMEM_CMP_EQ, refs);
+}
+
+void launch_strided(int* dst, const int* src, int* got) { k_strided<<<1, 1>>>(dst, src, got); }
+void launch_waits(int* flags, int n, unsigned long long* out) { k_waits<<<1, 1>>>(flags, n, out); }
+
 void launch_ring_put(int* dst, const int* src, int n) { k_ring_put<<<1, 1>>>(dst, src, n); }
 void launch_p_g(long* cell, long* out) { k_p_g<<<1, 1>>>(cell, out); }
 void launch_atomics(unsigned long long* c, int rounds, unsigned long long* f) { k_atomics<<<1, 1>>>(c, rounds, f); }

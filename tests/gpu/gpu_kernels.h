@@ -7,3 +7,5 @@ void launch_atomics(unsigned long long* counter, int rounds, unsigned long long*
 void launch_signal(char* dst, const char* src, size_t n, uint64_t* sig, int rounds);
 void launch_coop_put(char* dst, const char* src, size_t n, int scope);
 int launch_collective(int* dst, int blocks);
+void launch_strided(int* dst, const int* src, int* got);
+void launch_waits(int* flags, int n, unsigned long long* out);

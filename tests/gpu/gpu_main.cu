@@ -166,6 +166,31 @@ int main() {
     CK(cudaMemcpy(hc.data(), cdst, blocks * sizeof(int), cudaMemcpyDeviceToHost));
     for (int b = 0; b < blocks; ++b) CHECK(hc[b] == 1000 * left + b, "collective launch block %d wrote %d", b, hc[b]);
 
+    // 9. device strided RMA and the array waits
+    int* sdst = (int*)shmem_calloc(40, sizeof(int));
+    int* ssrc = (int*)shmem_malloc(40 * sizeof(int));
+    int* got9 = nullptr;
+    unsigned long long* out9 = nullptr;
+    CK(cudaMalloc(&got9, 10 * sizeof(int)));
+    CK(cudaMalloc(&out9, 5 * sizeof(unsigned long long)));
+    std::vector<int> hs(40);
+    for (int i = 0; i < 40; ++i) hs[i] = 100 * me + i;
+    CK(cudaMemcpy(ssrc, hs.data(), 40 * sizeof(int), cudaMemcpyHostToDevice));
+    int* flags9 = (int*)shmem_calloc(4, sizeof(int));
+    shmem_barrier_all();
+    launch_strided(sdst, ssrc, got9);
+    sync_device();
+    std::vector<int> hg(10);
+    CK(cudaMemcpy(hg.data(), got9, 10 * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 10; ++i) CHECK(hg[i] == 100 * me + 2 * i, "iput/iget element %d = %d", i, hg[i]);
+    shmem_barrier_all();
+    launch_waits(flags9, 4, out9);
+    sync_device();
+    unsigned long long h9[5];
+    CK(cudaMemcpy(h9, out9, sizeof h9, cudaMemcpyDeviceToHost));
+    CHECK(h9[0] == 2 && h9[1] == 2 && h9[2] == 2 && h9[3] == (unsigned long long)SIZE_MAX && h9[4] == 1,
+          "array waits: any %llu some %llu first %llu masked-any %llu all_vector %llu", h9[0], h9[1], h9[2], h9[3], h9[4]);
+
     shmem_barrier_all();
     if (me == 0) std::printf("PASS gpu_rma on %d PEs\n", np);
     shmem_finalize();

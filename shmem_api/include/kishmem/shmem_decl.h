@@ -76,8 +76,8 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
     D(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)               \
     D(void, N##_p, T *dest, T value, int pe)                                            \
     D(T, N##_g, const T *source, int pe)                                                \
-    K_DECL_CTX2(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    K_DECL_CTX2(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    D(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    D(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     K_DECL_CTX2(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
     K_DECL_CTX2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
     D(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
@@ -216,19 +216,19 @@ KISHMEM_REDUCE_COMPLEX_TYPES(K_DECL_TOALL_ARITH)
 /* ---- point-to-point synchronization ------------------------------------------------------ */
 #define K_DECL_SYNC(T, N)                                                                         \
     K_DECL_DEV(void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);)                       \
-    void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
-    size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
-    size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
-    void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
-    size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
-    size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values); \
+    K_DECL_DEV(void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);) \
+    K_DECL_DEV(size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);) \
+    K_DECL_DEV(size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value);) \
+    K_DECL_DEV(void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);) \
+    K_DECL_DEV(size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);) \
+    K_DECL_DEV(size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);) \
     K_DECL_DEV(int shmem_##N##_test(T *ivar, int cmp, T cmp_value);)                              \
-    int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);   \
-    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
-    size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
-    int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
-    size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
-    size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);
+    K_DECL_DEV(int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);)   \
+    K_DECL_DEV(size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);) \
+    K_DECL_DEV(size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value);) \
+    K_DECL_DEV(int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);) \
+    K_DECL_DEV(size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);) \
+    K_DECL_DEV(size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);)
 KISHMEM_SYNC_TYPES(K_DECL_SYNC)
 #define K_DECL_DEPR_WAIT(T, N)                                                                    \
     void shmem_##N##_wait(T *ivar, T cmp_value);

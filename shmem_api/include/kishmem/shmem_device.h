@@ -51,6 +51,13 @@ namespace kd = kishmem::device;
              return kd::put_signal<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal_nbi"))
 KISHMEM_RMA_TYPES_DEV(K_DEV_RMA)
 
+#define K_DEV_STRIDED(T, N)                                                                       \
+    K_DEV_FN(void, N##_iput, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe),   \
+             (d, s, dst, sst, n, pe), kd::iput<T>(KS, d, s, dst, sst, n, pe, "shmem_" #N "_iput"); return) \
+    K_DEV_FN(void, N##_iget, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe),   \
+             (d, s, dst, sst, n, pe), kd::iget<T>(KS, d, s, dst, sst, n, pe, "shmem_" #N "_iget"); return)
+KISHMEM_RMA_TYPES_DEV(K_DEV_STRIDED)
+
 #define K_DEV_MEM(NAME, B, OP)                                                                    \
     K_DEV_FN(void, NAME, (void *d, const void *s, size_t n, int pe), (d, s, n, pe),               \
              return kd::OP<kd::Thread>(KS, d, s, n * (B), pe, "shmem_" #NAME))
@@ -110,6 +117,35 @@ KISHMEM_AMO_BIT_TYPES(K_DEV_AMO_BIT)
     K_DEV_FN(int, N##_test, (T * v, int cmp, T x), (v, cmp, x),                                   \
              return kd::cmp<T>(kd::load_acquire(KS, v), cmp, x) ? 1 : 0)
 KISHMEM_SYNC_TYPES(K_DEV_SYNC)
+
+/* The array forms: K_CONDS(T, refs, ref) builds the condition set over ivars. */
+#define K_CONDS(T, REFS, REF) (kd::Conds<T>{KS, v, n, st, cmp, REFS, REF})
+#define K_DEV_SYNC_ARRAYS(T, N)                                                                   \
+    K_DEV_FN(void, N##_wait_until_all, (T * v, size_t n, const int *st, int cmp, T x), (v, n, st, cmp, x), \
+             kd::wait_all(K_CONDS(T, nullptr, x)); return)                                           \
+    K_DEV_FN(size_t, N##_wait_until_any, (T * v, size_t n, const int *st, int cmp, T x), (v, n, st, cmp, x), \
+             return kd::wait_any(K_CONDS(T, nullptr, x)))                                            \
+    K_DEV_FN(size_t, N##_wait_until_some, (T * v, size_t n, size_t *ix, const int *st, int cmp, T x), \
+             (v, n, ix, st, cmp, x), return kd::wait_some(K_CONDS(T, nullptr, x), ix))               \
+    K_DEV_FN(void, N##_wait_until_all_vector, (T * v, size_t n, const int *st, int cmp, T *xs), (v, n, st, cmp, xs), \
+             kd::wait_all(K_CONDS(T, xs, static_cast<T>(0))); return)                                \
+    K_DEV_FN(size_t, N##_wait_until_any_vector, (T * v, size_t n, const int *st, int cmp, T *xs), \
+             (v, n, st, cmp, xs), return kd::wait_any(K_CONDS(T, xs, static_cast<T>(0))))             \
+    K_DEV_FN(size_t, N##_wait_until_some_vector, (T * v, size_t n, size_t *ix, const int *st, int cmp, T *xs), \
+             (v, n, ix, st, cmp, xs), return kd::wait_some(K_CONDS(T, xs, static_cast<T>(0)), ix))    \
+    K_DEV_FN(int, N##_test_all, (T * v, size_t n, const int *st, int cmp, T x), (v, n, st, cmp, x), \
+             return K_CONDS(T, nullptr, x).all())                                                    \
+    K_DEV_FN(size_t, N##_test_any, (T * v, size_t n, const int *st, int cmp, T x), (v, n, st, cmp, x), \
+             return K_CONDS(T, nullptr, x).any())                                                    \
+    K_DEV_FN(size_t, N##_test_some, (T * v, size_t n, size_t *ix, const int *st, int cmp, T x),   \
+             (v, n, ix, st, cmp, x), return K_CONDS(T, nullptr, x).some(ix))                         \
+    K_DEV_FN(int, N##_test_all_vector, (T * v, size_t n, const int *st, int cmp, T *xs), (v, n, st, cmp, xs), \
+             return K_CONDS(T, xs, static_cast<T>(0)).all())                                         \
+    K_DEV_FN(size_t, N##_test_any_vector, (T * v, size_t n, const int *st, int cmp, T *xs), (v, n, st, cmp, xs), \
+             return K_CONDS(T, xs, static_cast<T>(0)).any())                                         \
+    K_DEV_FN(size_t, N##_test_some_vector, (T * v, size_t n, size_t *ix, const int *st, int cmp, T *xs), \
+             (v, n, ix, st, cmp, xs), return K_CONDS(T, xs, static_cast<T>(0)).some(ix))
+KISHMEM_SYNC_TYPES(K_DEV_SYNC_ARRAYS)
 
 K_DEV_FN(uint64_t, signal_fetch, (const uint64_t *sig), (sig), return *reinterpret_cast<const volatile uint64_t *>(sig))
 K_DEV_FN(uint64_t, signal_wait_until, (uint64_t * sig, int cmp, uint64_t x), (sig, cmp, x),

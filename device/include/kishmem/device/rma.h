@@ -236,6 +236,86 @@ __device__ __forceinline__ T wait_until(const State& s, T* ivar, int op, T ref) 
     return v;
 }
 
+// ---- strided RMA (one thread; element strides dst and sst) ----------------------------------
+template <class T>
+__device__ __forceinline__ void iput(const State& s, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+                                     size_t n, int pe, const char* call) {
+    if (n == 0) return;
+    T* base = peer(s, dst, pe, call);
+    peer(s, dst + (n - 1) * dst_stride, pe, call);  // the last element is in the heap too
+    for (size_t i = 0; i < n; ++i) base[i * dst_stride] = src[i * src_stride];
+}
+
+template <class T>
+__device__ __forceinline__ void iget(const State& s, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+                                     size_t n, int pe, const char* call) {
+    if (n == 0) return;
+    const T* base = peer(s, src, pe, call);
+    peer(s, src + (n - 1) * src_stride, pe, call);
+    for (size_t i = 0; i < n; ++i) dst[i * dst_stride] = load_l2(base + i * src_stride);
+}
+
+// ---- waiting on arrays of this PE (the _all/_any/_some and _vector forms) ---------------------
+// Element i takes part unless status[i] is nonzero; refs: one value per element, or nullptr to
+// compare every element with ref.
+template <class T>
+struct Conds {
+    const State& s;
+    T* v;
+    size_t n;
+    const int* status;
+    int op;
+    const T* refs;
+    T ref;
+    __device__ bool active(size_t i) const { return !status || !status[i]; }
+    __device__ bool met(size_t i) const { return cmp(load_acquire(s, v + i), op, refs ? refs[i] : ref); }
+    __device__ int all() const {
+        for (size_t i = 0; i < n; ++i)
+            if (active(i) && !met(i)) return 0;
+        return 1;
+    }
+    __device__ size_t any() const {
+        for (size_t i = 0; i < n; ++i)
+            if (active(i) && met(i)) return i;
+        return SIZE_MAX;
+    }
+    __device__ size_t some(size_t* idx) const {
+        size_t k = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (active(i) && met(i)) idx[k++] = i;
+        return k;
+    }
+    __device__ bool none_active() const {
+        for (size_t i = 0; i < n; ++i)
+            if (active(i)) return false;
+        return true;
+    }
+};
+
+template <class T>
+__device__ __forceinline__ void wait_all(const Conds<T>& c) {
+    while (!c.all()) {
+    }
+}
+
+template <class T>
+__device__ __forceinline__ size_t wait_any(const Conds<T>& c) {
+    if (c.none_active()) return SIZE_MAX;
+    size_t r;
+    while ((r = c.any()) == SIZE_MAX) {
+    }
+    return r;
+}
+
+template <class T>
+__device__ __forceinline__ size_t wait_some(const Conds<T>& c, size_t* idx) {
+    if (c.none_active()) return 0;
+    size_t r;
+    while ((r = c.some(idx)) == 0) {
+    }
+    return r;
+}
+
 // ---- barrier over all PEs (dissemination on flags in the device heaps) ----------------------
 template <class Coop>
 __device__ __forceinline__ void sync_all(const State& s) {
