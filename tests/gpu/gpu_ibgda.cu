@@ -123,10 +123,12 @@ int main() {
     int me = shmem_my_pe(), np = shmem_n_pes(), left = (me + np - 1) % np, right = (me + 1) % np;
 
     // 0. the device state says IBGDA (the test would pass over load/store too otherwise)
-    int* probe = nullptr;
-    CK(cudaMallocManaged(&probe, 3 * sizeof(int)));
-    k_probe<<<1, 1>>>(probe);
+    int* dprobe = nullptr;
+    int probe[3] = {0, 0, 0};
+    CK(cudaMalloc(&dprobe, sizeof probe));
+    k_probe<<<1, 1>>>(dprobe);
     sync_device();
+    CK(cudaMemcpy(probe, dprobe, sizeof probe, cudaMemcpyDeviceToHost));
     if (np > 1) CHECK(probe[0] == 1 && probe[1] == 1 && probe[2] > 0, "IBGDA not in the device state (%d %d %d): "
                       "run with KISHMEM_REMOTE=ibgda", probe[0], probe[1], probe[2]);
 
@@ -184,11 +186,13 @@ int main() {
     // 3. p / g and a device barrier
     long* cell = (long*)shmem_calloc(1, sizeof(long));
     int* icell = (int*)shmem_calloc(2, sizeof(int));
-    long* out = nullptr;
-    CK(cudaMallocManaged(&out, 3 * sizeof(long)));
+    long* dout = nullptr;
+    long out[3] = {0, 0, 0};
+    CK(cudaMalloc(&dout, sizeof out));
     shmem_barrier_all();
-    k_p_g<<<1, 1>>>(cell, icell, out);
+    k_p_g<<<1, 1>>>(cell, icell, dout);
     sync_device();
+    CK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
     CHECK(out[0] == 1000 + me && out[1] == 7 + me && out[2] == 1000 + left, "p/g: %ld %ld %ld", out[0], out[1], out[2]);
     shmem_barrier_all();
     if (me == 0) std::printf("ok p/g and device barrier\n");

@@ -3,7 +3,7 @@
 //
 // Data movement (IpcHeapAccess below): the NIC's progress thread executes each WQE against the
 // target PE's GPU heap through this process's CUDA IPC mapping of it: cudaMemcpyAsync on a
-// stream of the NIC's own for writes (inline bytes from the NIC's copy of the WQE, data
+// stream of the NIC's own for writes (inline bytes staged through pinned memory, data
 // segments straight from this PE's GPU heap) and reads (into the GPU heap or the host-pinned
 // result buffers), and a one-thread kernel on that stream for atomics. That stream is
 // non-blocking: the kernel that posted the WQE is still running (it waits for the CQE), and
@@ -47,27 +47,40 @@ std::string cuda_err(const char* what, cudaError_t e) {
 // The target PEs' GPU heaps through the CUDA IPC mappings, from the NIC's thread.
 class IpcHeapAccess final : public HeapAccess {
 public:
-    // bases[pe]: pe's GPU heap as mapped here (nullptr: not mapped); self: this PE's own heap.
-    IpcHeapAccess(std::vector<char*> bases, char* self, int device)
-        : bases_(std::move(bases)), self_(self), device_(device) {}
+    // bases[pe]: pe's GPU heap as mapped here (nullptr: not mapped); self: this PE's own heap
+    // of heap_bytes (where data segments point).
+    IpcHeapAccess(std::vector<char*> bases, char* self, std::size_t heap_bytes, int device)
+        : bases_(std::move(bases)), self_(self), heap_bytes_(heap_bytes), device_(device) {}
     ~IpcHeapAccess() override {
         if (stream_) cudaStreamDestroy(stream_);
         if (old_) cudaFreeHost(old_);
+        if (stage_) cudaFreeHost(stage_);
     }
 
     Status open(std::string* why) {
         cudaError_t e = cudaSetDevice(device_);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
         if (e == cudaSuccess) e = cudaMallocHost(reinterpret_cast<void**>(&old_), sizeof *old_);
-        if (e != cudaSuccess) return *why = cuda_err("NIC stream and atomic result", e), Status::unsupported;
+        if (e == cudaSuccess) e = cudaMallocHost(reinterpret_cast<void**>(&stage_), kStageBytes);
+        if (e != cudaSuccess) return *why = cuda_err("NIC stream and pinned buffers", e), Status::unsupported;
         return Status::ok;
     }
 
     Status write(int pe, std::size_t off, const void* src, std::size_t n) override {
         char* t = target(pe);
         if (!t) return Status::unreachable;
-        // Inline payloads are pageable (the NIC's copy of the WQE): the call returns once they
-        // are staged, so the NIC may reuse its buffer.
+        const char* sp = static_cast<const char*>(src);
+        if ((sp < self_ || sp >= self_ + heap_bytes_) && n <= kStageBytes) {
+            // Inline bytes (the NIC's own copy of the WQE, reused for the next one): into pinned
+            // staging that stays untouched until the flush that completes the copy.
+            if (stage_used_ + n > kStageBytes) {
+                Status f = flush();
+                if (f != Status::ok) return f;
+            }
+            std::memcpy(stage_ + stage_used_, src, n);
+            src = stage_ + stage_used_;
+            stage_used_ += n;
+        }
         pending_ = true;
         return check(cudaMemcpyAsync(t + off, src, n, cudaMemcpyDefault, stream_), "write");
     }
@@ -87,6 +100,7 @@ public:
     Status flush() override {
         if (!pending_) return Status::ok;
         pending_ = false;
+        stage_used_ = 0;
         return check(cudaStreamSynchronize(stream_), "flush");
     }
 
@@ -128,11 +142,15 @@ private:
         return Status::transport_error;
     }
 
+    static constexpr std::size_t kStageBytes = 256 * 1024;
     std::vector<char*> bases_;
     char* self_;
+    std::size_t heap_bytes_;
     int device_;
     cudaStream_t stream_ = nullptr;
     unsigned long long* old_ = nullptr;  // host-pinned: the atomic kernel's old value
+    char* stage_ = nullptr;              // host-pinned: inline bytes on their way
+    std::size_t stage_used_ = 0;
     bool pending_ = false;
 };
 
@@ -190,7 +208,7 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
         }
     }
     if (ok == Status::ok) {
-        q->heap = std::make_unique<IpcHeapAccess>(bases, heap, gpu);
+        q->heap = std::make_unique<IpcHeapAccess>(bases, heap, heap_bytes, gpu);
         ok = q->heap->open(&mine_why);
     }
     if (ok == Status::ok && (ok = q->heap->warm_up(device::kDevReserved - 8)) != Status::ok)

@@ -19,8 +19,8 @@
 //   put_signal  the data as put (unsignalled), then the signal on the same QP: an 8-byte inline
 //            write (SHMEM_SIGNAL_SET) or a fetch-add (SHMEM_SIGNAL_ADD). RC executes a QP's
 //            WQEs in order, so the signal lands after the data.
-//   quiet    for every PE, quiet() of the QP this thread's CTA uses (post.h: a signalled NOP when
-//            the last WQE was unsignalled, then CQ polling up to the last published index).
+//   quiet    quiet() of every QP to every PE (post.h: a signalled NOP when the last WQE was
+//            unsignalled, then CQ polling up to the index published when the call began).
 //   fence    the device fence calls quiet (rma.h): a thread's operations to one PE share one QP
 //            and RC keeps them in order, but quiet is what shmem_quiet maps to as well.
 // A failed WQE (error CQE) traps, naming the PE, the call and the syndrome.
@@ -61,9 +61,11 @@ __device__ __forceinline__ unsigned block_linear() {
     return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
 
-__device__ __forceinline__ Target target(const State& s, int pe) {
+// QP `slot` of `pe`; by default the one this CTA posts to.
+__device__ __forceinline__ Target target(const State& s, int pe, int slot = -1) {
     const DeviceQpTable& t = *s.ibgda;
-    const QpDesc& d = t.qps[pe * s.ibgda_qps_per_pe + block_linear() % s.ibgda_qps_per_pe];
+    if (slot < 0) slot = static_cast<int>(block_linear() % static_cast<unsigned>(s.ibgda_qps_per_pe));
+    const QpDesc& d = t.qps[pe * s.ibgda_qps_per_pe + slot];
     Target r;
     r.qp.sq = d.sq;
     r.qp.log_bbs = d.log_bbs;
@@ -302,14 +304,18 @@ __device__ inline void put_signal(const State& s, int pe, size_t roff, const voi
     if (from_heap) wait(s, t, last, pe, call);  // the source is reusable on return
 }
 
-// Every WQE this thread's CTA posted to any PE is complete.
+// Every WQE posted to any QP of this PE before the call is complete: the calling thread's own
+// (its CTA's QPs), and those of other CTAs that it may have synchronized with (a grid sync, then
+// one block's barrier, must find every block's puts delivered). An idle QP costs two loads.
 __device__ inline void quiet(const State& s) {
     for (int pe = 0; pe < s.n_pes; ++pe) {
         if (pe == s.my_pe) continue;
-        const Target t = target(s, pe);
-        if (t.qp.sq == nullptr) continue;
-        const uint32_t e = ::kishmem::device::ibgda::quiet<Share::gpu>(t.qp);
-        if (e != 0) trap_wqe(s, "shmem_quiet", pe, e);
+        for (int slot = 0; slot < s.ibgda_qps_per_pe; ++slot) {
+            const Target t = target(s, pe, slot);
+            if (t.qp.sq == nullptr) continue;
+            const uint32_t e = ::kishmem::device::ibgda::quiet<Share::gpu>(t.qp);
+            if (e != 0) trap_wqe(s, "shmem_quiet", pe, e);
+        }
     }
 }
 
