@@ -283,6 +283,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     g_hot.base = s.base;
     g_hot.size = s.size;
     g_hot.p2p = s.p2p.data();
+    g_hot.device_heap = s.device_heap;
     s.initialized = g_hot.initialized = true;
     // Nobody may write into a peer's sync slots before that peer zeroed them.
     check_status(s.boot->barrier([] { progress(); }), "shmem_init", s.pe);

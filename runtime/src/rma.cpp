@@ -7,8 +7,6 @@
 namespace kishmem::rt {
 
 
-bool heap_on_device() { return state().device_heap; }
-
 void* ptr(const void* sym, int pe) {
     State& s = state();
 #if KISHMEM_HAVE_CUDA

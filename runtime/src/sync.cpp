@@ -91,7 +91,7 @@ void Waiter::spin() {
     progress();
     // Yield where PEs outnumber cores, and in any wait that is not over quickly (other jobs
     // may share the cores).
-    if (s.yield || count_ > 256) sched_yield();
+    if (s.yield || count_ > 4096) sched_yield();
     if ((++count_ & 1023) != 0) return;
     if (s.hang_warn <= 0 && s.hang_abort <= 0) return;
     double t = now_s();

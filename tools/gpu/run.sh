@@ -26,7 +26,7 @@ cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMP
   -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
   || { tail -30 "$RES/configure.log"; exit 1; }
 grep -E "kishmem:" "$RES/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target gpu_rma kishmem_gpu_perf > "$RES/build.log" 2>&1 \
+cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_ibgda kishmem_gpu_perf > "$RES/build.log" 2>&1 \
   || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
 
 # ---- private MPS daemon: several PEs on one GPU -------------------------------------------
@@ -46,6 +46,15 @@ for np in 1 2 4; do
       echo "FAIL gpu.rma np=$np"; fails=$((fails + 1))
     fi
   done
+done
+# The device path over IBGDA: every other PE through the software NIC (KISHMEM_REMOTE=ibgda).
+for np in 2 4; do
+  if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=ibgda KISHMEM_HANG_ABORT=60 \
+     tests/launch.sh mpirun "$np" 120 -- build-gpu/tests/gpu/gpu_ibgda >> "$RES/tests.log" 2>&1; then
+    echo "PASS gpu.ibgda np=$np"
+  else
+    echo "FAIL gpu.ibgda np=$np"; fails=$((fails + 1))
+  fi
 done
 tail -20 "$RES/tests.log"
 

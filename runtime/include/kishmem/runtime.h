@@ -18,6 +18,7 @@ struct Hot {
     char* base = nullptr;        // this PE's user heap
     std::size_t size = 0;
     char* const* p2p = nullptr;  // p2p[pe]: pe's heap when the route to pe is host load/store, else nullptr
+    bool device_heap = false;    // the user heap is GPU memory
 };
 extern Hot g_hot;
 
@@ -42,7 +43,7 @@ inline bool in_heap(const void* p, std::size_t bytes = 0) {
     return c >= heap_base() && c <= heap_base() + heap_size() && bytes <= static_cast<std::size_t>(heap_base() + heap_size() - c);
 }
 // Whether the user heap is GPU memory (host code must not load or store it directly).
-bool heap_on_device();
+inline bool heap_on_device() { return g_hot.device_heap; }
 // Reads n bytes of this PE's symmetric memory (host or device heap) into dst.
 void load_local(void* dst, const void* sym, std::size_t n);
 // Address of `sym` (an address in this PE's heap) in `pe`'s heap as this process can load and

@@ -243,6 +243,11 @@ __device__ __forceinline__ void iput(const State& s, T* dst, const T* src, ptrdi
     if (n == 0) return;
     T* base = peer(s, dst, pe, call);
     peer(s, dst + (n - 1) * dst_stride, pe, call);  // the last element is in the heap too
+    if (base == nullptr) {  // IBGDA: a write per element
+        for (size_t i = 0; i < n; ++i)
+            ibgda::put(s, pe, heap_off(s, dst + i * dst_stride), src + i * src_stride, sizeof(T), call);
+        return;
+    }
     for (size_t i = 0; i < n; ++i) base[i * dst_stride] = src[i * src_stride];
 }
 
@@ -252,6 +257,11 @@ __device__ __forceinline__ void iget(const State& s, T* dst, const T* src, ptrdi
     if (n == 0) return;
     const T* base = peer(s, src, pe, call);
     peer(s, src + (n - 1) * src_stride, pe, call);
+    if (base == nullptr) {  // IBGDA: a read per element
+        for (size_t i = 0; i < n; ++i)
+            ibgda::get(s, pe, heap_off(s, src + i * src_stride), dst + i * dst_stride, sizeof(T), call);
+        return;
+    }
     for (size_t i = 0; i < n; ++i) dst[i * dst_stride] = load_l2(base + i * src_stride);
 }
 
