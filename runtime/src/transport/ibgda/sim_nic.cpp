@@ -41,8 +41,9 @@ bool gpu_present() {
     return yes;
 }
 
-// Blocks that came from cudaHostAlloc (freed with cudaFreeHost); never destroyed, so a NIC
-// freed from a static destructor still finds it.
+// Blocks that came from cudaHostAlloc (freed with cudaFreeHost) and page-aligned blocks
+// registered with cudaHostRegister (unregistered, then freed); never destroyed, so a NIC freed
+// from a static destructor still finds them.
 std::mutex& pinned_mu() {
     static std::mutex* m = new std::mutex;
     return *m;
@@ -50,6 +51,32 @@ std::mutex& pinned_mu() {
 std::unordered_set<void*>& pinned() {
     static auto* s = new std::unordered_set<void*>;
     return *s;
+}
+std::unordered_set<void*>& registered() {
+    static auto* s = new std::unordered_set<void*>;
+    return *s;
+}
+
+// Page-aligned host memory registered with CUDA, mapped at the same address: what cudaHostAlloc
+// is asked for, when it hands out a block that is not page-aligned (seen under MPS on an H200:
+// pinned blocks at offset 0x200 of a page).
+void* register_pinned(std::size_t bytes) {
+    void* p = nullptr;
+    if (posix_memalign(&p, kPage, bytes) != 0) return nullptr;
+    cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
+    void* d = nullptr;
+    if (e == cudaSuccess) e = cudaHostGetDevicePointer(&d, p, 0);
+    if (e != cudaSuccess || d != p) {
+        cudaGetLastError();
+        debug("software NIC: registered queue memory unusable (%s): queues in plain host memory",
+              e != cudaSuccess ? cudaGetErrorString(e) : "device address differs");
+        if (e == cudaSuccess) cudaHostUnregister(p);
+        std::free(p);
+        return nullptr;
+    }
+    std::lock_guard<std::mutex> lk(pinned_mu());
+    registered().insert(p);
+    return p;
 }
 
 // Host-pinned, mapped into every GPU's address space (portable), at the same address on
@@ -69,10 +96,10 @@ void* alloc_pinned(std::size_t bytes) {
     e = cudaHostGetDevicePointer(&d, p, 0);
     if (e != cudaSuccess || d != p || reinterpret_cast<uintptr_t>(p) % kPage != 0) {
         cudaGetLastError();
-        debug("software NIC: mapped queue memory unusable (%s, device %p, host %p): queues in plain host memory",
+        debug("software NIC: cudaHostAlloc block unusable (%s, device %p, host %p): registering page-aligned memory",
               e != cudaSuccess ? cudaGetErrorString(e) : "address differs or not page-aligned", d, p);
         cudaFreeHost(p);
-        return nullptr;
+        return register_pinned(bytes);
     }
     std::lock_guard<std::mutex> lk(pinned_mu());
     pinned().insert(p);
@@ -80,11 +107,18 @@ void* alloc_pinned(std::size_t bytes) {
 }
 
 bool free_pinned(void* p) {
+    bool host_alloc = false;
     {
         std::lock_guard<std::mutex> lk(pinned_mu());
-        if (pinned().erase(p) == 0) return false;
+        if (pinned().erase(p) != 0) host_alloc = true;
+        else if (registered().erase(p) == 0) return false;
     }
-    cudaFreeHost(p);
+    if (host_alloc) {
+        cudaFreeHost(p);
+    } else {
+        cudaHostUnregister(p);
+        std::free(p);
+    }
     return true;
 }
 
