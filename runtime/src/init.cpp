@@ -137,6 +137,9 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
     if (env::remote() == "ibgda" && ibgda::open_device_qps(s.dheap->base(), heap_bytes, s.dheap->device(), bases,
                                                            &st, &why) != Status::ok)
         fatal("shmem_init", "KISHMEM_REMOTE=ibgda: %s", why.c_str());
+    if (st.ibgda_forced)  // the device path's route: other PEs over IBGDA, not load/store
+        for (int r = 0; r < s.npes; ++r)
+            if (r != s.pe) st.peer_base[r] = nullptr;
     publish_device_state(st);
     debug("symmetric heap in GPU %d memory (%zu bytes)", s.dheap->device(), heap_bytes);
 #else

@@ -23,19 +23,31 @@ static __device__ __noinline__ void trap_bad(const State& s, const char* call, i
 }
 
 // The one decision of how the device path reaches `pe`: the address of symmetric `sym` in
-// `pe`'s heap as this GPU can load and store it, or nullptr when `pe` is reached over IBGDA
-// (its heap is not mapped here, or KISHMEM_REMOTE=ibgda sends every other PE through it).
+// `pe`'s heap as this GPU can load and store it, or nullptr when `pe` is reached over IBGDA.
+// The host leaves peer_base[pe] null for every PE that is not reached by load/store (heap not
+// mapped here, or KISHMEM_REMOTE=ibgda), so the load/store path costs one table load and one
+// bounds check; everything else is decided out of line.
+template <class T>
+static __device__ __noinline__ T* peer_other(const State& s, T* sym, int pe, const char* call) {
+    const bool in_range = pe >= 0 && pe < s.n_pes && pe < kMaxPes;
+    const size_t off = reinterpret_cast<const char*>(sym) - s.heap_base;
+#if !defined(KISHMEM_DEVICE_NO_IBGDA)
+    if (s.ibgda != nullptr && in_range && pe != s.my_pe && off < s.heap_size) return nullptr;
+#endif
+    trap_bad(s, call, pe, sym);
+    return nullptr;
+}
+
 template <class T>
 __device__ __forceinline__ T* peer(const State& s, T* sym, int pe, const char* call) {
-    const bool in_range = pe >= 0 && pe < s.n_pes && pe < kMaxPes;
-    const char* b = in_range ? s.peer_base[pe] : nullptr;
-    size_t off = reinterpret_cast<const char*>(sym) - s.heap_base;
-    const bool ib = s.ibgda != nullptr && in_range && pe != s.my_pe && (b == nullptr || s.ibgda_forced);
-#if !defined(KISHMEM_DEVICE_UNCHECKED)
-    if ((b == nullptr && !ib) || off >= s.heap_size) trap_bad(s, call, pe, sym);
+    const char* b = (pe >= 0 && pe < s.n_pes && pe < kMaxPes) ? s.peer_base[pe] : nullptr;
+    const size_t off = reinterpret_cast<const char*>(sym) - s.heap_base;
+#if defined(KISHMEM_DEVICE_UNCHECKED)
+    if (b != nullptr) return reinterpret_cast<T*>(const_cast<char*>(b) + off);
+#else
+    if (b != nullptr && off < s.heap_size) return reinterpret_cast<T*>(const_cast<char*>(b) + off);
 #endif
-    if (ib) return nullptr;
-    return reinterpret_cast<T*>(const_cast<char*>(b) + off);
+    return peer_other(s, sym, pe, call);
 }
 
 __device__ __forceinline__ size_t heap_off(const State& s, const void* sym) {
@@ -47,34 +59,36 @@ __device__ __forceinline__ size_t heap_off(const State& s, const void* sym) {
 // __threadfence, costs several times more and buys nothing here). With IBGDA in use it also
 // completes this CTA's WQEs (ibgda::quiet): shmem_fence and shmem_quiet both come here.
 __device__ __forceinline__ void fence(const State& s) {
+#if !defined(KISHMEM_DEVICE_NO_IBGDA)
     if (s.ibgda != nullptr) ibgda::quiet(s);
+#endif
     if (s.sys_scope) asm volatile("fence.acq_rel.sys;" ::: "memory");
     else asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 __device__ __forceinline__ void quiet(const State& s) { fence(s); }
 
-// Copy n bytes with the group: the widest words both ends' alignment allows (16, 8, 4 bytes),
-// then the remaining bytes.
-template <class Coop, class W>
-__device__ __forceinline__ size_t copy_words(char* d, const char* s, size_t from, size_t n) {
-    if (((reinterpret_cast<uintptr_t>(d + from) | reinterpret_cast<uintptr_t>(s + from)) & (sizeof(W) - 1)) != 0)
-        return from;
-    const size_t nw = (n - from) / sizeof(W);
-    W* dw = reinterpret_cast<W*>(d + from);
-    const W* sw = reinterpret_cast<const W*>(s + from);
-    for (size_t i = Coop::rank(); i < nw; i += Coop::size()) dw[i] = sw[i];
-    return from + nw * sizeof(W);
-}
-
+// Copy n bytes with the group: 16-byte words while both ends allow, then 8-byte words, then
+// bytes; the alignment is looked at once, and each lane takes every size()-th word.
 template <class Coop>
 __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
     char* d = static_cast<char*>(dst);
     const char* s = static_cast<const char*>(src);
-    size_t done = copy_words<Coop, int4>(d, s, 0, n);
-    done = copy_words<Coop, uint64_t>(d, s, done, n);
-    done = copy_words<Coop, uint32_t>(d, s, done, n);
-    for (size_t i = done + Coop::rank(); i < n; i += Coop::size()) d[i] = s[i];
+    const unsigned r = Coop::rank(), k = Coop::size();
+    const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+    size_t done = 0;
+    if ((a & 15) == 0) {
+        const size_t nw = n / 16;
+        for (size_t i = r; i < nw; i += k) reinterpret_cast<int4*>(d)[i] = reinterpret_cast<const int4*>(s)[i];
+        done = nw * 16;
+    }
+    if ((a & 7) == 0) {
+        const size_t nw = (n - done) / 8;
+        for (size_t i = r; i < nw; i += k)
+            reinterpret_cast<uint64_t*>(d + done)[i] = reinterpret_cast<const uint64_t*>(s + done)[i];
+        done += nw * 8;
+    }
+    for (size_t i = done + r; i < n; i += k) d[i] = s[i];
 }
 
 template <class Coop>

@@ -183,7 +183,7 @@ __device__ __forceinline__ bool in_heap(const State& s, const void* p, size_t n)
 
 // Posts the writes of a put; returns whether the last WQE reads its data from the heap (then it
 // was posted signalled, at *last, and the caller waits before the source may change).
-__device__ inline bool post_put(const Target& t, const State& s, size_t roff, const void* src, size_t n, uint32_t* last) {
+static __device__ __noinline__ bool post_put(const Target& t, const State& s, size_t roff, const void* src, size_t n, uint32_t* last) {
     const char* sp = static_cast<const char*>(src);
     if (n > kMaxInline && in_heap(s, src, n)) {
         for (size_t done = 0; done < n;) {
@@ -202,7 +202,7 @@ __device__ inline bool post_put(const Target& t, const State& s, size_t roff, co
     return false;
 }
 
-__device__ inline void put(const State& s, int pe, size_t roff, const void* src, size_t n, const char* call) {
+static __device__ __noinline__ void put(const State& s, int pe, size_t roff, const void* src, size_t n, const char* call) {
     if (n == 0) return;
     const Target t = target(s, pe);
     uint32_t last = 0;
@@ -210,12 +210,12 @@ __device__ inline void put(const State& s, int pe, size_t roff, const void* src,
 }
 
 // Inline write of a value of n = 1..8 bytes (shmem_p, barrier flags); completes at quiet.
-__device__ inline void put_value(const State& s, int pe, size_t roff, uint64_t value, uint32_t n) {
+static __device__ __noinline__ void put_value(const State& s, int pe, size_t roff, uint64_t value, uint32_t n) {
     const Target t = target(s, pe);
     post(t, false, InlineValue{t, roff, value, n});
 }
 
-__device__ inline void get(const State& s, int pe, size_t roff, void* dst, size_t n, const char* call) {
+static __device__ __noinline__ void get(const State& s, int pe, size_t roff, void* dst, size_t n, const char* call) {
     if (n == 0) return;
     const Target t = target(s, pe);
     char* dp = static_cast<char*>(dst);
@@ -241,7 +241,7 @@ __device__ inline void get(const State& s, int pe, size_t roff, void* dst, size_
 }
 
 // One 64-bit NIC atomic on the word at roff (8-byte aligned); returns the old value.
-__device__ inline uint64_t atomic64(const State& s, const Target& t, int pe, size_t roff, bool cas, uint64_t operand,
+static __device__ __noinline__ uint64_t atomic64(const State& s, const Target& t, int pe, size_t roff, bool cas, uint64_t operand,
                                     uint64_t compare, const char* call) {
     const uint32_t idx = post(t, true, Atomic{t, roff, cas, operand, compare});
     wait(s, t, idx, pe, call);
@@ -267,7 +267,7 @@ __device__ __forceinline__ uint64_t amo_apply(int op, uint64_t old, uint64_t v, 
 
 // An AMO on the width-byte word (4 or 8) at roff; v and c hold its bit pattern. Returns the
 // old value's bit pattern.
-__device__ inline uint64_t amo(const State& s, int pe, size_t roff, int op, unsigned width, uint64_t v, uint64_t c,
+static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff, int op, unsigned width, uint64_t v, uint64_t c,
                                const char* call) {
     const Target t = target(s, pe);
     if (width == 8) {
@@ -294,7 +294,7 @@ __device__ inline uint64_t amo(const State& s, int pe, size_t roff, int op, unsi
 }
 
 // Data, then the signal on the same QP (set: 8-byte inline write; add: fetch-add).
-__device__ inline void put_signal(const State& s, int pe, size_t roff, const void* src, size_t n, size_t sig_off,
+static __device__ __noinline__ void put_signal(const State& s, int pe, size_t roff, const void* src, size_t n, size_t sig_off,
                                   uint64_t value, int op, const char* call) {
     const Target t = target(s, pe);
     uint32_t last = 0;
@@ -307,7 +307,7 @@ __device__ inline void put_signal(const State& s, int pe, size_t roff, const voi
 // Every WQE posted to any QP of this PE before the call is complete: the calling thread's own
 // (its CTA's QPs), and those of other CTAs that it may have synchronized with (a grid sync, then
 // one block's barrier, must find every block's puts delivered). An idle QP costs two loads.
-__device__ inline void quiet(const State& s) {
+static __device__ __noinline__ void quiet(const State& s) {
     for (int pe = 0; pe < s.n_pes; ++pe) {
         if (pe == s.my_pe) continue;
         for (int slot = 0; slot < s.ibgda_qps_per_pe; ++slot) {
