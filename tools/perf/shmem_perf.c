@@ -50,10 +50,12 @@
 #define BIG_SIZE (64u * 1024u)             /* iterations scale down above this */
 #define BW_BYTES_PER_REP (512ull << 20)    /* cap on bytes moved per put_bw rep */
 
-enum { T_PUT_LAT, T_GET_LAT, T_P_LAT, T_PUT_BW, T_AMO_LAT, T_AMO_RATE, T_BARRIER_LAT, T_COUNT };
+enum { T_PUT_LAT, T_GET_LAT, T_P_LAT, T_PUT_BW, T_AMO_LAT, T_AMO_RATE, T_BARRIER_LAT, T_BCAST_LAT, T_REDUCE_LAT,
+       T_ALLTOALL_LAT, T_COUNT };
 
 static const char *const test_names[T_COUNT] = {
-    "put_lat", "get_lat", "p_lat", "put_bw", "amo_lat", "amo_rate", "barrier_lat"};
+    "put_lat", "get_lat", "p_lat", "put_bw", "amo_lat", "amo_rate", "barrier_lat", "bcast_lat", "reduce_lat",
+    "alltoall_lat"};
 
 static const char *const test_desc[T_COUNT] = {
     "putmem ping-pong PE0<->PE1 (fence + flag), one-way latency",
@@ -62,7 +64,10 @@ static const char *const test_desc[T_COUNT] = {
     "putmem PE0 -> PE1, windows of 64 puts then quiet, bandwidth",
     "long atomic fetch_add PE0 -> PE1, latency",
     "long atomic add (non-fetching) PE0 -> PE1, issue rate",
-    "shmem_barrier_all over all PEs, latency (max over PEs)"};
+    "shmem_barrier_all over all PEs, latency (max over PEs)",
+    "shmem_broadcast64 from PE 0 to all PEs, latency per call (max over PEs)",
+    "shmem_long_sum_to_all over all PEs, latency per call (max over PEs)",
+    "shmem_alltoall64 over all PEs (size bytes per PE pair), latency per call (max over PEs)"};
 
 /* ---------------------------------------------------------------- state */
 
@@ -453,13 +458,83 @@ static void run_barrier_lat(void)
         emit(T_BARRIER_LAT, 0, summarize(v, reps, iters), "us");
 }
 
+/* Collectives through the active-set forms (the ones every OpenSHMEM library still has).  A
+ * pSync may only be reused once every PE is done with it, so each call is followed by a
+ * barrier; the barrier's own time, measured alongside, is subtracted. */
+static long *psync;
+static long *pwrk;
+
+static void one_coll(int t, size_t size)
+{
+    size_t n64 = size / 8;
+    switch (t) {
+    case T_BCAST_LAT: shmem_broadcast64(rbuf, sbuf, n64, 0, 0, 0, npes, psync); break;
+    case T_REDUCE_LAT: shmem_long_sum_to_all((long *)rbuf, (const long *)sbuf, (int)n64, 0, 0, npes, pwrk, psync); break;
+    default: shmem_alltoall64(rbuf, sbuf, n64, 0, 0, npes, psync); break;
+    }
+}
+
+static double timed(int t, size_t size, long iters, int with_coll)
+{
+    double t0 = now_us();
+    for (long i = 0; i < iters; i++) {
+        if (with_coll)
+            one_coll(t, size);
+        shmem_barrier_all();
+    }
+    double mine = (now_us() - t0) / (double)iters;
+    shmem_putmem(&gather[me], &mine, sizeof(double), 0);
+    shmem_barrier_all();
+    double worst = 0;
+    if (me == 0)
+        for (int p = 0; p < npes; p++)
+            worst = gather[p] > worst ? gather[p] : worst;
+    shmem_barrier_all();
+    return worst;
+}
+
+static void run_coll_lat(int t, size_t size)
+{
+    int reps = MAX_REPS;
+    long iters = scale(opt_iters, size, 10), warm = scale(opt_warmup, size, 2);
+    double v[MAX_REPS];
+    long *src = (long *)sbuf, *dst = (long *)rbuf;
+    size_t n64 = size / 8;
+    for (size_t i = 0; i < n64 * (size_t)npes && (i + 1) * 8 <= max_size; i++) src[i] = me + 1 + (long)i;
+    shmem_barrier_all();
+    for (long i = 0; i < warm; i++) {
+        one_coll(t, size);
+        shmem_barrier_all();
+    }
+    for (int r = 0; r < reps; r++) {
+        double both = timed(t, size, iters, 1), bar = timed(t, size, iters, 0);
+        v[r] = both > bar ? both - bar : 0;
+    }
+    /* Check the last call: sum of (p + 1 + i) over PEs for the reduction, PE 0's data for the
+     * broadcast (not on the root), PE j's block me for alltoall. */
+    long want, got;
+    for (size_t i = 0; i < n64; i++) {
+        if (t == T_REDUCE_LAT) want = (long)npes * (npes + 1) / 2 + (long)npes * (long)i;
+        else if (t == T_BCAST_LAT) want = me == 0 ? dst[i] : 1 + (long)i;
+        else want = (long)(npes - 1) + 1 + (long)(me * n64 + i);
+        got = dst[i];
+        if (t == T_ALLTOALL_LAT) { /* block from the last PE */
+            got = dst[(size_t)(npes - 1) * n64 + i];
+        }
+        if (got != want) die("element is %ld, expected %ld", test_names[t], size, got, want);
+    }
+    if (me == 0)
+        emit(t, size, summarize(v, reps, iters), "us");
+}
+
 /* ------------------------------------------------------------ driver */
 
 static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s [-t TEST[,TEST...]] [-m MIN] [-M MAX] [-i ITERS] [-w WARMUP] [-c FILE] [-q]\n"
-            "  tests: put_lat get_lat p_lat put_bw amo_lat amo_rate barrier_lat (or all)\n"
+            "  tests: put_lat get_lat p_lat put_bw amo_lat amo_rate barrier_lat bcast_lat reduce_lat\n"
+            "         alltoall_lat (or all)\n"
             "  -m/-M  message sizes in bytes for put_lat/get_lat/put_bw (default 8 .. 4194304),\n"
             "         suffixes k/K and m/M multiply by 1024 / 1048576\n"
             "  -i     iterations per repetition (default 1000; scaled down above 64 KiB)\n"
@@ -572,6 +647,14 @@ int main(int argc, char **argv)
     rbuf = shmem_malloc(max_size);
     flag = shmem_malloc(4 * sizeof(long));
     gather = shmem_malloc((size_t)npes * sizeof(double));
+    {
+        long nsync = SHMEM_BCAST_SYNC_SIZE;
+        if (SHMEM_REDUCE_SYNC_SIZE > nsync) nsync = SHMEM_REDUCE_SYNC_SIZE;
+        if (SHMEM_ALLTOALL_SYNC_SIZE > nsync) nsync = SHMEM_ALLTOALL_SYNC_SIZE;
+        psync = shmem_malloc((size_t)nsync * sizeof(long));
+        for (long i = 0; i < nsync; i++) psync[i] = SHMEM_SYNC_VALUE;
+    }
+    pwrk = shmem_malloc((65536 / 8 / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE) * sizeof(long));
     if (!sbuf || !rbuf || !flag || !gather) {
         fprintf(stderr, "shmem_perf[%s] PE %d: shmem_malloc of 2 x %zu bytes failed\n", PERF_IMPL,
                 me, max_size);
@@ -627,6 +710,10 @@ int main(int argc, char **argv)
         case T_AMO_LAT: run_amo_lat(); break;
         case T_AMO_RATE: run_amo_rate(); break;
         case T_BARRIER_LAT: run_barrier_lat(); break;
+        default: /* collectives: 8 B .. 64 KiB per PE (alltoall moves npes times that) */
+            for (size_t s = 8; s <= 65536 && s * (size_t)npes <= max_size; s *= 8)
+                run_coll_lat(t, s);
+            break;
         }
         shmem_barrier_all();
         progress("%s done in %.1f s", test_names[t], (now_us() - t0) * 1e-6);
@@ -635,6 +722,8 @@ int main(int argc, char **argv)
     if (csv)
         fclose(csv);
     shmem_barrier_all();
+    shmem_free(pwrk);
+    shmem_free(psync);
     shmem_free(gather);
     shmem_free(flag);
     shmem_free(rbuf);
