@@ -2,6 +2,9 @@
 // object: registered fill functions, called with the state once the heaps are mapped.
 #include <mutex>
 #include <vector>
+#if KISHMEM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include "kishmem/device/state.h"
 #include "state.h"
@@ -22,6 +25,45 @@ void publish_device_state(const device::State& st) {
     g_published = st;
     g_have = true;
     for (auto fn : fills()) fn(&g_published);
+}
+
+// A team's members as kernels see them (slot `slot` of the device state), and republish.  No
+// effect while no device state exists (host heaps).
+void device_team_set(int slot, const void* key, const std::vector<int>& members, int my_index) {
+#if KISHMEM_HAVE_CUDA
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_have) return;
+    device::Team& t = g_published.teams[slot];
+    int* d = nullptr;
+    if (cudaMalloc(reinterpret_cast<void**>(&d), members.size() * sizeof(int)) != cudaSuccess ||
+        cudaMemcpy(d, members.data(), members.size() * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess)
+        fatal("team", "cannot publish a team to the GPU: %s", cudaGetErrorString(cudaGetLastError()));
+    t.key = key;
+    t.members = d;
+    t.size = static_cast<int>(members.size());
+    t.my_index = my_index;
+    for (auto fn : fills()) fn(&g_published);
+#else
+    (void)slot, (void)key, (void)members, (void)my_index;
+#endif
+}
+
+// After every member left the team's last barrier: its device flags start clean for the next
+// team in this slot.
+void device_team_clear(int slot) {
+#if KISHMEM_HAVE_CUDA
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_have) return;
+    device::Team& t = g_published.teams[slot];
+    if (t.members) cudaFree(const_cast<int*>(t.members));
+    t = device::Team{};
+    cudaMemset(g_published.heap_base + device::dev_barrier_off(slot), 0, device::kDevBarrierBytes);
+    cudaMemset(g_published.heap_base + device::dev_epoch_off(slot), 0, 8);
+    cudaDeviceSynchronize();
+    for (auto fn : fills()) fn(&g_published);
+#else
+    (void)slot;
+#endif
 }
 
 }  // namespace kishmem

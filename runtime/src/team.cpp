@@ -14,6 +14,9 @@ kishmem_ctx kishmem_ctx_default_obj;
 
 namespace kishmem {
 
+void device_team_set(int slot, const void* key, const std::vector<int>& members, int my_index);
+void device_team_clear(int slot);
+
 namespace {
 std::mutex g_ctx_mutex;
 
@@ -29,6 +32,7 @@ void fill_team(kishmem_team* t, std::vector<int> members, int slot, int num_cont
     t->contexts_live = 0;
     t->live = true;
     s.team_slots_used |= 1ull << slot;
+    device_team_set(slot, t, t->members, t->my_index);
 }
 }  // namespace
 
@@ -109,6 +113,7 @@ void team_destroy(kishmem_team* t) {
     team_sync(t, "shmem_team_destroy");
     // Every member has left the last barrier: no flag is in flight into this region.
     std::memset(s.sync_base + team_region_offset(t), 0, kTeamRegion);
+    device_team_clear(t->slot);
     s.team_slots_used &= ~(1ull << t->slot);
     // The object stays (marked dead, never reused): a stale handle is then recognised as
     // destroyed instead of reading freed memory.

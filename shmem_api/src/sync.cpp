@@ -152,6 +152,7 @@ int shmem_team_sync(shmem_team_t team) {
     rt::team_sync(team_of("shmem_team_sync", team), "shmem_team_sync");
     return 0;
 }
+K_ALIAS(int, team_sync, shmem_team_t team)
 
 #define DEFINE_SYNC(T, N)                                                                                         \
     void shmem_##N##_wait_until(T* v, int cmp, T x) { wait_until<T>("shmem_" #N "_wait_until", v, cmp, x); }       \

@@ -27,6 +27,9 @@ int shmem_team_n_pes(shmem_team_t team) {
     return rt::team_valid(team) ? team->size() : -1;
 }
 
+K_ALIAS(int, team_my_pe, shmem_team_t team)
+K_ALIAS(int, team_n_pes, shmem_team_t team)
+
 int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t* config) {
     check_init("shmem_team_get_config");
     if (!rt::team_valid(team) || !config) return -1;

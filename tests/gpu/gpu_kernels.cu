@@ -79,6 +79,18 @@ __global__ void k_waits(int* flags, int n, unsigned long long* out) {
     out[4] = shmem_int_test_all_vector(flags, n, nullptr, SHMEM_CMP_EQ, refs);
 }
 
+// Team queries and team barriers in a kernel: WORLD and a team of the even PEs.
+__global__ void k_teams(shmem_team_t even, int* out) {
+    out[0] = shmem_team_my_pe(SHMEM_TEAM_WORLD);
+    out[1] = shmem_team_n_pes(SHMEM_TEAM_WORLD);
+    out[2] = shmem_team_my_pe(even);
+    out[3] = shmem_team_n_pes(even);
+    if (out[2] >= 0) shmem_team_sync(even);
+    shmem_team_sync(SHMEM_TEAM_WORLD);
+}
+
+void launch_teams(shmem_team_t even, int* out) { k_teams<<<1, 1>>>(even, out); }
+
 void launch_strided(int* dst, const int* src, int* got) { k_strided<<<1, 1>>>(dst, src, got); }
 void launch_waits(int* flags, int n, unsigned long long* out) { k_waits<<<1, 1>>>(flags, n, out); }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#include <shmem.h>
 void launch_ring_put(int* dst, const int* src, int n);
 void launch_p_g(long* cell, long* out);
 void launch_atomics(unsigned long long* counter, int rounds, unsigned long long* fetched);
@@ -9,3 +10,4 @@ void launch_coop_put(char* dst, const char* src, size_t n, int scope);
 int launch_collective(int* dst, int blocks);
 void launch_strided(int* dst, const int* src, int* got);
 void launch_waits(int* flags, int n, unsigned long long* out);
+void launch_teams(shmem_team_t even, int* out);

@@ -175,6 +175,21 @@ int main() {
     CHECK(h9[0] == 2 && h9[1] == 2 && h9[2] == 2 && h9[3] == (unsigned long long)SIZE_MAX && h9[4] == 1,
           "array waits: any %llu some %llu first %llu masked-any %llu all_vector %llu", h9[0], h9[1], h9[2], h9[3], h9[4]);
 
+    // 10. teams in kernels: queries and team barriers
+    shmem_team_t even = SHMEM_TEAM_INVALID;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (np + 1) / 2, nullptr, 0, &even);
+    int* tout = nullptr;
+    CK(cudaMalloc(&tout, 4 * sizeof(int)));
+    launch_teams(even, tout);
+    sync_device();
+    int ht[4];
+    CK(cudaMemcpy(ht, tout, sizeof ht, cudaMemcpyDeviceToHost));
+    CHECK(ht[0] == me && ht[1] == np, "device team_my_pe/n_pes(WORLD): %d %d", ht[0], ht[1]);
+    CHECK(me % 2 ? (ht[2] == -1 && ht[3] == -1) : (ht[2] == me / 2 && ht[3] == (np + 1) / 2),
+          "device team_my_pe/n_pes(even team): %d %d", ht[2], ht[3]);
+    shmem_barrier_all();
+    shmem_team_destroy(even);
+
     shmem_barrier_all();
     if (me == 0) std::printf("PASS gpu_rma on %d PEs\n", np);
     shmem_finalize();

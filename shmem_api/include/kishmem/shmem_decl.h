@@ -51,8 +51,7 @@ void *shrealloc(void *ptr, size_t size);
 void shfree(void *ptr);
 
 /* ---- teams and contexts ----------------------------------------------------------------- */
-int shmem_team_my_pe(shmem_team_t team);
-int shmem_team_n_pes(shmem_team_t team);
+K_DECL_DEV(int shmem_team_my_pe(shmem_team_t team); int shmem_team_n_pes(shmem_team_t team);)
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
@@ -165,7 +164,7 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 
 /* ---- collectives ------------------------------------------------------------------------- */
 K_DECL_DEV(void shmem_barrier_all(void); void shmem_sync_all(void);)
-int shmem_team_sync(shmem_team_t team);
+K_DECL_DEV(int shmem_team_sync(shmem_team_t team);)
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 

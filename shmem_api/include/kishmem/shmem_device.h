@@ -161,6 +161,29 @@ K_DEV_FN(void *, ptr, (const void *d, int pe), (d, pe),
                     ? static_cast<void *>(KS.peer_base[pe] + (static_cast<const char *>(d) - KS.heap_base))
                     : nullptr)
 
+/* Teams in kernels: a handle is the host's shmem_team_t, looked up in the device state's team
+ * table (the runtime publishes every team it makes).  SHMEM_TEAM_WORLD / SHARED name the same
+ * objects on the host and the device. */
+K_HD shmem_team_t kishmem_predefined_team(int slot) {
+#if defined(__CUDA_ARCH__)
+    return (shmem_team_t)KS.teams[slot].key;
+#else
+    return slot == 0 ? &kishmem_team_world_obj : &kishmem_team_shared_obj;
+#endif
+}
+#undef SHMEM_TEAM_WORLD
+#undef SHMEM_TEAM_SHARED
+#define SHMEM_TEAM_WORLD (kishmem_predefined_team(0))
+#define SHMEM_TEAM_SHARED (kishmem_predefined_team(1))
+
+K_DEV_FN(int, team_my_pe, (shmem_team_t t), (t),
+         const int slot = kd::team_slot(KS, t); return slot < 0 ? -1 : KS.teams[slot].my_index)
+K_DEV_FN(int, team_n_pes, (shmem_team_t t), (t),
+         const int slot = kd::team_slot(KS, t); return slot < 0 ? -1 : KS.teams[slot].size)
+K_DEV_FN(int, team_sync, (shmem_team_t t), (t), const int slot = kd::team_slot(KS, t);
+         if (slot < 0) kd::trap_bad(KS, "shmem_team_sync", -1, t); kd::sync_team<kd::Thread>(KS, slot, "shmem_team_sync");
+         return 0)
+
 /* Warp and block variants (shmemx.h names), device only: the same templates, another scope. */
 #define K_DEV_COOP(SUFFIX, COOP)                                                                  \
     static __device__ inline void shmemx_putmem_##SUFFIX(void *d, const void *s, size_t n, int pe) { \
@@ -177,7 +200,13 @@ K_DEV_FN(void *, ptr, (const void *d, int pe), (d, pe),
         kd::put_signal<COOP>(KS, d, s, n, sig, v, op, pe, "shmemx_putmem_signal_" #SUFFIX);       \
     }                                                                                             \
     static __device__ inline void shmemx_barrier_all_##SUFFIX(void) { kd::sync_all<COOP>(KS); }  \
-    static __device__ inline void shmemx_sync_all_##SUFFIX(void) { kd::sync_all<COOP>(KS); }
+    static __device__ inline void shmemx_sync_all_##SUFFIX(void) { kd::sync_all<COOP>(KS); }       \
+    static __device__ inline int shmemx_team_sync_##SUFFIX(shmem_team_t t) {                     \
+        const int slot = kd::team_slot(KS, t);                                                    \
+        if (slot < 0) kd::trap_bad(KS, "shmemx_team_sync_" #SUFFIX, -1, t);                       \
+        kd::sync_team<COOP>(KS, slot, "shmemx_team_sync_" #SUFFIX);                               \
+        return 0;                                                                                 \
+    }
 K_DEV_COOP(warp, kd::Warp)
 K_DEV_COOP(block, kd::Block)
 

@@ -340,20 +340,29 @@ __device__ __forceinline__ size_t wait_some(const Conds<T>& c, size_t* idx) {
     return r;
 }
 
-// ---- barrier over all PEs (dissemination on flags in the device heaps) ----------------------
+// ---- barriers over a team (dissemination on the team slot's flags in the device heaps) -------
+// The slot of a team handle, -1 when kernels do not know it.
+__device__ __forceinline__ int team_slot(const State& s, const void* team) {
+    for (int t = 0; t < kMaxTeams; ++t)
+        if (team != nullptr && s.teams[t].key == team) return t;
+    return -1;
+}
+
 template <class Coop>
-__device__ __forceinline__ void sync_all(const State& s) {
+__device__ __forceinline__ void sync_team(const State& s, int slot, const char* call) {
     Coop::sync();
     if (Coop::rank() == 0) {
+        const Team& tm = s.teams[slot];
         fence(s);
-        unsigned long long* epoch_p = reinterpret_cast<unsigned long long*>(s.heap_base + kDevEpochOff);
+        unsigned long long* epoch_p = reinterpret_cast<unsigned long long*>(s.heap_base + dev_epoch_off(slot));
         const unsigned long long epoch = *epoch_p + 1;
         *epoch_p = epoch;
-        unsigned long long* flags = reinterpret_cast<unsigned long long*>(s.heap_base + kDevBarrierOff) + (epoch & 1) * 32;
+        unsigned long long* flags =
+            reinterpret_cast<unsigned long long*>(s.heap_base + dev_barrier_off(slot)) + (epoch & 1) * 32;
         int round = 0;
-        for (int dist = 1; dist < s.n_pes; dist <<= 1, ++round) {
-            int to = (s.my_pe + dist) % s.n_pes;
-            unsigned long long* remote = peer(s, flags + round, to, "shmem_barrier_all");
+        for (int dist = 1; dist < tm.size; dist <<= 1, ++round) {
+            const int to = tm.members[(tm.my_index + dist) % tm.size];
+            unsigned long long* remote = peer(s, flags + round, to, call);
             fence(s);  // what this PE saw in earlier rounds travels with this round's flag
             if (remote) *reinterpret_cast<volatile unsigned long long*>(remote) = epoch;
             else ibgda::put_value(s, to, heap_off(s, flags + round), epoch, 8);
@@ -363,6 +372,11 @@ __device__ __forceinline__ void sync_all(const State& s) {
         fence(s);
     }
     Coop::sync();
+}
+
+template <class Coop>
+__device__ __forceinline__ void sync_all(const State& s) {
+    sync_team<Coop>(s, 0, "shmem_barrier_all");
 }
 
 }  // namespace kishmem::device

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hd.h"
+
 namespace kishmem::device {
 
 namespace ibgda {
@@ -13,13 +15,26 @@ struct DeviceQpTable;  // kishmem/device/ibgda/qp_table.h
 
 constexpr int kMaxPes = 128;  // PEs whose heaps one device state can name
 
+constexpr int kMaxTeams = 64;  // team slots, as the runtime numbers them (0 WORLD, 1 SHARED)
+
 // Device heap map, offsets from each PE's device heap base (the same on every PE):
-//   [0, 512)          barrier flags: 2 parities x 32 rounds x 8 B (written by peers)
-//   [4096, 4104)      this PE's device barrier epoch (written by this PE only)
-//   [kDevReserved, size)  user allocations
-constexpr size_t kDevBarrierOff = 0;
-constexpr size_t kDevEpochOff = 4096;
+//   [t * 512, +512)           team slot t's barrier flags: 2 parities x 32 rounds x 8 B
+//                             (written by peers); t < kMaxTeams, so [0, 32 KiB)
+//   [32 KiB + t * 8, +8)      this PE's device barrier epoch of team slot t (this PE only)
+//   [kDevReserved, size)      user allocations
+constexpr size_t kDevBarrierBytes = 2 * 32 * 8;
+constexpr size_t kDevEpochBase = 32 * 1024;
 constexpr size_t kDevReserved = 64 * 1024;
+KISHMEM_HD constexpr size_t dev_barrier_off(int slot) { return static_cast<size_t>(slot) * kDevBarrierBytes; }
+KISHMEM_HD constexpr size_t dev_epoch_off(int slot) { return kDevEpochBase + static_cast<size_t>(slot) * 8; }
+
+// A team as kernels see it: the host handle (shmem_team_t) as a key, and the members.
+struct Team {
+    const void* key;     // the host's shmem_team_t; nullptr: slot unused
+    const int* members;  // world PE of each team PE (GPU memory)
+    int size;
+    int my_index;
+};
 
 struct State {
     int my_pe;
@@ -35,6 +50,7 @@ struct State {
     const ibgda::DeviceQpTable* ibgda;
     int ibgda_qps_per_pe;          // QPs per PE in the table (a CTA uses block % this)
     int ibgda_forced;
+    Team teams[kMaxTeams];         // by runtime team slot
 };
 
 }  // namespace kishmem::device
