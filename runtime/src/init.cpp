@@ -106,7 +106,8 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
     st.heap_base = dh->base();
     st.heap_size = heap_bytes;
     std::vector<char*> bases(s.npes, nullptr);
-    for (int r = 0; r < s.npes; ++r) {
+    std::string map_failure;
+    for (int r = 0; r < s.npes && map_failure.empty(); ++r) {
         BlobReader rd(all[r]);
         rd.u64();
         Blob theirs = rd.bytes();
@@ -116,9 +117,21 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
         }
         bool same_gpu = false;
         if (dh->map_peer(theirs, &bases[r], &same_gpu, &why) != Status::ok)
-            fatal("shmem_init", "cannot map the device heap of PE %d: %s (CUDA IPC between these GPUs is not possible; "
-                  "set KISHMEM_HEAP=host)", r, why.c_str());
+            map_failure = "cannot map the device heap of PE " + std::to_string(r) + ": " + why;
         if (!same_gpu) st.sys_scope = 1;
+    }
+    // Every PE must have mapped every peer; otherwise (auto) all fall back to host heaps.
+    std::vector<Blob> mapped;
+    check_status(s.boot->allgather(BlobWriter().str(map_failure).take(), &mapped, nullptr), "shmem_init", s.pe);
+    for (int r = 0; r < s.npes; ++r) {
+        std::string theirs = BlobReader(mapped[r]).str();
+        if (theirs.empty()) continue;
+        if (mode == "device")
+            fatal("shmem_init", "KISHMEM_HEAP=device but PE %d %s (CUDA IPC between these GPUs is not possible)", r,
+                  theirs.c_str());
+        warn("shmem_init", "GPU heaps not used: PE %d %s (no CUDA IPC between these GPUs); the symmetric heap is in "
+                           "host memory instead", r, theirs.c_str());
+        return;
     }
     if (s.npes > device::kMaxPes)
         fatal("shmem_init", "device heaps support up to %d PEs so far (this job has %d); set KISHMEM_HEAP=host",
