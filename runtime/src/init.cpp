@@ -212,6 +212,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
                     .u64(heap_bytes)
                     .u64(s.boot->local_ranks().size())
                     .u64(remote == "ucx")
+                    .str(env::heap())
                     .take();
     std::vector<Blob> all;
     check_status(s.boot->allgather(mine, &all, nullptr), "shmem_init", s.pe);
@@ -222,7 +223,11 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         hosts[r] = rd.str();
         names[r] = rd.str();
         uint64_t size = rd.u64(), nlocal = rd.u64(), want_ucx = rd.u64();
+        std::string heap_mode = rd.str();
         if (!rd.at_end()) fatal("shmem_init", "malformed bootstrap data from PE %d", r);
+        if (heap_mode != env::heap())
+            fatal("shmem_init", "PE %d has KISHMEM_HEAP=%s, this PE %s: set it alike on every PE", r, heap_mode.c_str(),
+                  env::heap().c_str());
         if (size != heap_bytes)
             fatal("shmem_init", "PE %d has a %llu-byte symmetric heap, this PE %zu: set SHMEM_SYMMETRIC_SIZE alike on every PE",
                   r, static_cast<unsigned long long>(size), heap_bytes);
@@ -267,7 +272,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         std::vector<Blob> ucx_all;
         check_status(s.boot->allgather(ucx_blob, &ucx_all, nullptr), "shmem_init", s.pe);
         std::vector<bool> want(s.npes, false);
-        for (int r = 0; r < s.npes; ++r) want[r] = r != s.pe && (!s.local[r] || remote == "ucx");
+        for (int r = 0; r < s.npes; ++r) want[r] = r != s.pe && (!s.local[r] || any_remote_ucx);
         check_status(s.ucx->connect(ucx_all, want), "shmem_init", s.pe);
         for (int r = 0; r < s.npes; ++r)
             if (want[r]) s.route[r] = s.route_sync[r] = s.ucx.get();

@@ -47,6 +47,7 @@ void teams_init() {
     fill_team(&kishmem_team_world_obj, all, kTeamSlotWorld, 0);
     fill_team(&kishmem_team_shared_obj, local, kTeamSlotShared, 0);
     kishmem_team_world_obj.predefined = kishmem_team_shared_obj.predefined = true;
+    s.team_slots_used |= 1ull << kTeamSlotActiveSets;  // the active-set routines' scratch, never a team's
     kishmem_ctx_default_obj.chan = 0;
     kishmem_ctx_default_obj.team = &kishmem_team_world_obj;
     kishmem_ctx_default_obj.live = true;

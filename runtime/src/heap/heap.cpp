@@ -11,6 +11,9 @@ enum Kind : uint64_t { k_malloc = 1, k_calloc, k_align, k_realloc, k_free };
 
 // Ends the job if the PEs disagree; returns normally (after the barrier) if they agree.
 void agree(const char* call, Kind kind, uint64_t a, uint64_t b) {
+    // The spec's entry barrier of the allocation routines includes a quiet: nothing in flight
+    // may land in memory that is freed or moved below.
+    rt::quiet_all();
     uint64_t v[2] = {kind << 56 | (a & ((1ull << 56) - 1)), b}, lo[2], hi[2];
     team_minmax(rt::team_world(), call, v, lo, hi);
     if (lo[0] != hi[0] || lo[1] != hi[1])

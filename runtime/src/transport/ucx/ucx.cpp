@@ -1,5 +1,6 @@
 #include "ucx.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace kishmem {
@@ -13,6 +14,9 @@ Status UcxTransport::open(bool thread_multiple, int nchan, void* heap, std::size
         warn("shmem_init", "ucp_config_read: %s", ucs_status_string(st));
         return Status::transport_error;
     }
+    // Atomics on one word come from this host's CPUs (load/store peers) and through UCX (the
+    // rest): both must be CPU atomics, as UCX's device mode is atomic only against the NIC's own.
+    if (!std::getenv("UCX_ATOMIC_MODE")) ucp_config_modify(config, "ATOMIC_MODE", "cpu");
     ucp_params_t params;
     std::memset(&params, 0, sizeof params);
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
