@@ -9,6 +9,7 @@
 
 #include "kishmem/config.h"
 #include "kishmem/env.h"
+#include "heap/static_segment.h"
 #include "kishmem/device/state.h"
 #include "state.h"
 #if KISHMEM_HAVE_CUDA
@@ -162,6 +163,39 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
 #endif
 }
 
+// The executable's writable segment as a second symmetric region: this PE's own variables by
+// load/store, every other PE's through a UCX transport registered over that segment.
+void open_statics(char* base, std::size_t bytes) {
+#if KISHMEM_HAVE_UCX
+    State& s = state();
+    auto ucx = std::make_unique<UcxTransport>();
+    Blob blob;
+    if (ucx->open(s.thread_level == 3, 1, base, bytes, &blob) != Status::ok) {
+        warn("shmem_init", "global and static variables are not symmetric: UCX could not register them");
+        return;
+    }
+    std::vector<Blob> all;
+    check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
+    std::vector<bool> want(s.npes, true);
+    want[s.pe] = false;
+    check_status(ucx->connect(all, want), "shmem_init", s.pe);
+    std::vector<char*> own(s.npes, nullptr);
+    own[s.pe] = base;
+    s.static_self = std::make_unique<ShmTransport>(own);
+    s.static_ucx = std::move(ucx);
+    s.route_static.assign(s.npes, s.static_ucx.get());
+    s.route_static[s.pe] = s.static_self.get();
+    s.transports.push_back(s.static_ucx.get());
+    s.needs_progress = true;
+    s.static_base = base;
+    s.static_size = bytes;
+    debug("global and static variables symmetric: %zu bytes at %p", bytes, static_cast<void*>(base));
+#else
+    (void)base;
+    (void)bytes;
+#endif
+}
+
 }  // namespace
 
 }  // namespace kishmem
@@ -206,6 +240,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     // and whether this PE wants everything over the network.
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
+    char* static_base = nullptr;
+    std::size_t static_bytes = 0;
+    if (!(env::static_symmetric() && find_static_segment(&static_base, &static_bytes))) static_bytes = 0;
     Blob mine = BlobWriter()
                     .str(host)
                     .str(s.own.name())
@@ -213,6 +250,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
                     .u64(s.boot->local_ranks().size())
                     .u64(remote == "ucx")
                     .str(env::heap())
+                    .u64(static_bytes)
                     .take();
     std::vector<Blob> all;
     check_status(s.boot->allgather(mine, &all, nullptr), "shmem_init", s.pe);
@@ -224,6 +262,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         names[r] = rd.str();
         uint64_t size = rd.u64(), nlocal = rd.u64(), want_ucx = rd.u64();
         std::string heap_mode = rd.str();
+        if (rd.u64() != static_bytes) static_bytes = 0;  // not the same executable everywhere
         if (!rd.at_end()) fatal("shmem_init", "malformed bootstrap data from PE %d", r);
         if (heap_mode != env::heap())
             fatal("shmem_init", "PE %d has KISHMEM_HEAP=%s, this PE %s: set it alike on every PE", r, heap_mode.c_str(),
@@ -283,6 +322,10 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 #endif
     }
 
+    // Global and static variables: only when every PE runs the same executable layout (checked in
+    // exchange 1 above).
+    if (static_bytes && s.npes > 1) open_statics(static_base, static_bytes);
+
     std::string y = env::yield();
     bool yy = false;
     if (y == "auto") s.yield = nlocal > online_cpus();
@@ -305,6 +348,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     g_hot.size = s.size;
     g_hot.p2p = s.p2p.data();
     g_hot.device_heap = s.device_heap;
+    g_hot.static_base = s.static_base;
+    g_hot.static_size = s.static_size;
     s.initialized = g_hot.initialized = true;
     // Nobody may write into a peer's sync slots before that peer zeroed them.
     check_status(s.boot->barrier([] { progress(); }), "shmem_init", s.pe);
@@ -335,6 +380,13 @@ void finalize() {
 #endif
     s.route.clear();
     s.route_sync.clear();
+    s.route_static.clear();
+    s.static_self.reset();
+#if KISHMEM_HAVE_UCX
+    s.static_ucx.reset();
+#endif
+    g_hot.static_base = nullptr;
+    g_hot.static_size = 0;
     s.transports.clear();
     s.shm.reset();
 #if KISHMEM_HAVE_CUDA

@@ -9,6 +9,7 @@ namespace kishmem::rt {
 
 void* ptr(const void* sym, int pe) {
     State& s = state();
+    if (!in_heap(sym)) return in_static(sym) && pe == s.pe ? const_cast<void*>(sym) : nullptr;
 #if KISHMEM_HAVE_CUDA
     char* b = s.device_heap ? s.cuda_ipc->base(pe) : s.shm->base(pe);
 #else
@@ -25,23 +26,34 @@ void load_local(void* dst, const void* sym, std::size_t n) {
     local_copy(dst, sym, n);
 }
 
-static inline std::size_t offset_of(const void* sym) { return static_cast<const char*>(sym) - state().base; }
+// The transport and offset that reach `sym` (heap or global/static variable) on `pe`.
+struct Where {
+    Transport* t;
+    std::size_t off;
+};
+static inline Where where(const void* sym, int pe) {
+    State& s = state();
+    const char* c = static_cast<const char*>(sym);
+    if (rt::in_heap(sym) || s.route_static.empty()) return {s.route[pe], static_cast<std::size_t>(c - s.base)};
+    return {s.route_static[pe], static_cast<std::size_t>(c - s.static_base)};
+}
 
 void put_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
     if (bytes == 0) return;
-    check_status(state().route[pe]->put(chan, pe, offset_of(dst), src, bytes, nbi), "put", pe);
+    Where w = where(dst, pe);
+    check_status(w.t->put(chan, pe, w.off, src, bytes, nbi), "put", pe);
 }
 
 void get_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
     if (bytes == 0) return;
-    check_status(state().route[pe]->get(chan, pe, offset_of(src), dst, bytes, nbi), "get", pe);
+    Where w = where(src, pe);
+    check_status(w.t->get(chan, pe, w.off, dst, bytes, nbi), "get", pe);
 }
 
 // Strided transfers: block i (bsize elements) between src + i*src_stride and dst + i*dst_stride
 // elements; a put waits for each block's local completion, a get quiets the channel at the end.
 static void strided(bool is_put, int chan, void* dst, const void* src, std::ptrdiff_t dst_stride,
                     std::ptrdiff_t src_stride, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
-    Transport* t = state().route[pe];
     const std::size_t block = bsize * elem;
     const auto step = [elem](std::ptrdiff_t stride, std::size_t i) {
         return static_cast<std::ptrdiff_t>(i) * stride * static_cast<std::ptrdiff_t>(elem);
@@ -49,10 +61,11 @@ static void strided(bool is_put, int chan, void* dst, const void* src, std::ptrd
     for (std::size_t i = 0; i < nblocks; ++i) {
         const char* s = static_cast<const char*>(src) + step(src_stride, i);
         char* d = static_cast<char*>(dst) + step(dst_stride, i);
-        check_status(is_put ? t->put(chan, pe, offset_of(d), s, block, false) : t->get(chan, pe, offset_of(s), d, block, true),
+        Where w = where(is_put ? static_cast<const void*>(d) : static_cast<const void*>(s), pe);
+        check_status(is_put ? w.t->put(chan, pe, w.off, s, block, false) : w.t->get(chan, pe, w.off, d, block, true),
                      is_put ? "iput" : "iget", pe);
     }
-    if (!is_put) check_status(t->quiet(chan), "iget", pe);
+    if (!is_put) quiet(chan);
 }
 
 void iput(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t bsize,
@@ -67,20 +80,20 @@ void iget(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::
 
 uint64_t amo(int chan, AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe) {
     uint64_t fetched = 0;
-    check_status(state().route[pe]->amo(chan, pe, offset_of(target), op, width, operand, compare, &fetched), "atomic", pe);
+    Where w = where(target, pe);
+    check_status(w.t->amo(chan, pe, w.off, op, width, operand, compare, &fetched), "atomic", pe);
     return fetched;
 }
 
 void put_signal(int chan, void* dst, const void* src, std::size_t bytes, uint64_t* sig, uint64_t value, int sig_op,
                 int pe, bool nbi) {
-    Transport* t = state().route[pe];
-    if (bytes) check_status(t->put(chan, pe, offset_of(dst), src, bytes, nbi), "put_signal", pe);
-    // The signal is delivered after the data: ordered on this channel, as fence orders puts.
-    check_status(t->fence(chan), "put_signal", pe);
-    if (sig_op == 0)
-        check_status(t->amo(chan, pe, offset_of(sig), AmoOp::set, 8, value, 0, nullptr), "put_signal", pe);
-    else
-        check_status(t->amo(chan, pe, offset_of(sig), AmoOp::add, 8, value, 0, nullptr), "put_signal", pe);
+    Where d = where(dst, pe), g = where(sig, pe);
+    if (bytes) check_status(d.t->put(chan, pe, d.off, src, bytes, nbi), "put_signal", pe);
+    // The signal is delivered after the data: ordered on this channel, as fence orders puts
+    // (across both transports when data and signal live in different segments).
+    check_status(d.t->fence(chan), "put_signal", pe);
+    if (g.t != d.t) check_status(d.t->quiet(chan), "put_signal", pe);
+    check_status(g.t->amo(chan, pe, g.off, sig_op == 0 ? AmoOp::set : AmoOp::add, 8, value, 0, nullptr), "put_signal", pe);
 }
 
 void fence(int chan) {

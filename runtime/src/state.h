@@ -77,6 +77,15 @@ struct State {
 #endif
     std::vector<Transport*> route;       // route[pe]: the one transport that reaches pe's user heap
     std::vector<Transport*> route_sync;  // ... and pe's host segment (runtime sync regions)
+    // Global and static variables: this PE's own by load/store, the others through UCX (a
+    // transport of their own over the executable's writable segment).
+    char* static_base = nullptr;
+    std::size_t static_size = 0;
+    std::unique_ptr<ShmTransport> static_self;
+#if KISHMEM_HAVE_UCX
+    std::unique_ptr<UcxTransport> static_ucx;
+#endif
+    std::vector<Transport*> route_static;
     std::vector<Transport*> transports;  // each transport in use once (quiet, fence, progress)
     std::vector<char*> p2p;              // rt::g_hot.p2p: route[pe] is shm ? pe's heap : nullptr
     bool needs_progress = false;

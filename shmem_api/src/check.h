@@ -26,7 +26,7 @@ inline void check_init(const char* call) {
 
 inline void check_sym(const char* call, const char* what, const void* sym, std::size_t bytes) {
     check_init(call);
-    if (g_check && bytes && __builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+    if (g_check && bytes && __builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
 }
 
 inline kishmem_team* team_of(const char* call, shmem_team_t team) {
@@ -58,7 +58,7 @@ inline Target target(const char* call, shmem_ctx_t ctx, int pe) {
 inline Target target_sym(const char* call, shmem_ctx_t ctx, int pe, const char* what, const void* sym,
                          std::size_t bytes) {
     Target t = target(call, ctx, pe);
-    if (g_check && bytes && __builtin_expect(!rt::in_heap(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+    if (g_check && bytes && __builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
     return t;
 }
 

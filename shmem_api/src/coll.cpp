@@ -22,8 +22,8 @@ void fold(void* acc, const void* src, std::size_t n) {
 
 inline void check_buffers(const char* call, const void* dest, std::size_t dbytes, const void* src, std::size_t sbytes) {
     if (!g_check) return;
-    if (dbytes && !rt::in_heap(dest, dbytes)) fail_sym(call, "dest", dest, dbytes);
-    if (sbytes && !rt::in_heap(src, sbytes)) fail_sym(call, "source", src, sbytes);
+    if (dbytes && !rt::is_symmetric(dest, dbytes)) fail_sym(call, "dest", dest, dbytes);
+    if (sbytes && !rt::is_symmetric(src, sbytes)) fail_sym(call, "source", src, sbytes);
 }
 
 template <class T, class Op>

@@ -75,12 +75,12 @@ int shmem_pe_accessible(int pe) {
 
 int shmem_addr_accessible(const void* addr, int pe) {
     api::check_init("shmem_addr_accessible");
-    return pe >= 0 && pe < rt::n_pes() && rt::in_heap(addr, 1);
+    return pe >= 0 && pe < rt::n_pes() && rt::is_symmetric(addr, 1);
 }
 
 void* shmem_ptr(const void* dest, int pe) {
     api::check_init("shmem_ptr");
-    if (pe < 0 || pe >= rt::n_pes() || !rt::in_heap(dest, 1)) return nullptr;
+    if (pe < 0 || pe >= rt::n_pes() || !rt::is_symmetric(dest, 1)) return nullptr;
     return rt::ptr(dest, pe);
 }
 
@@ -106,7 +106,7 @@ void fail_pe(const char* call, int pe, int npes) {
 
 void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes) {
     const char* b = rt::heap_base();
-    fatal(call, "%s %p (%zu bytes) is not within the symmetric heap [%p, %p)", what, p, bytes,
+    fatal(call, "%s %p (%zu bytes) is not within the symmetric heap [%p, %p) and is not a global or static variable", what, p, bytes,
           static_cast<const void*>(b), static_cast<const void*>(b + rt::heap_size()));
 }
 

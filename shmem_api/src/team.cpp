@@ -144,7 +144,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
 
 void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe) {
     check_init("shmem_team_ptr");
-    if (!rt::team_valid(team) || pe < 0 || pe >= team->size() || !rt::in_heap(dest, 1)) return nullptr;
+    if (!rt::team_valid(team) || pe < 0 || pe >= team->size() || !rt::is_symmetric(dest, 1)) return nullptr;
     return rt::ptr(dest, team->members[pe]);
 }
 

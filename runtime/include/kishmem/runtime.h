@@ -19,6 +19,8 @@ struct Hot {
     std::size_t size = 0;
     char* const* p2p = nullptr;  // p2p[pe]: pe's heap when the route to pe is host load/store, else nullptr
     bool device_heap = false;    // the user heap is GPU memory
+    char* static_base = nullptr; // the executable's global and static data, when symmetric
+    std::size_t static_size = 0;
 };
 extern Hot g_hot;
 
@@ -38,10 +40,16 @@ const char* bootstrap_name();
 // ---- symmetric heap -------------------------------------------------------------------------
 inline char* heap_base() { return g_hot.base; }
 inline std::size_t heap_size() { return g_hot.size; }
+inline bool in_static(const void* p, std::size_t bytes = 0) {
+    const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.static_base);
+    return g_hot.static_base && off < g_hot.static_size && bytes <= g_hot.static_size - off;
+}
 inline bool in_heap(const void* p, std::size_t bytes = 0) {
     const char* c = static_cast<const char*>(p);
     return c >= heap_base() && c <= heap_base() + heap_size() && bytes <= static_cast<std::size_t>(heap_base() + heap_size() - c);
 }
+// A symmetric address: in the heap, or a global / static variable of the executable.
+inline bool is_symmetric(const void* p, std::size_t bytes = 0) { return in_heap(p, bytes) || in_static(p, bytes); }
 // Whether the user heap is GPU memory (host code must not load or store it directly).
 inline bool heap_on_device() { return g_hot.device_heap; }
 // Reads n bytes of this PE's symmetric memory (host or device heap) into dst.
@@ -64,15 +72,17 @@ std::size_t allocation_size(const void* p);
 void put_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
 void get_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
 inline void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
-    if (char* b = g_hot.p2p[pe]) {
-        __builtin_memcpy(b + (static_cast<char*>(dst) - g_hot.base), src, bytes);
+    const std::size_t off = static_cast<std::size_t>(static_cast<char*>(dst) - g_hot.base);
+    if (char* b = g_hot.p2p[pe]; b && off < g_hot.size) {
+        __builtin_memcpy(b + off, src, bytes);
         return;
     }
     put_routed(chan, dst, src, bytes, pe, nbi);
 }
 inline void get(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
-    if (const char* b = g_hot.p2p[pe]) {
-        __builtin_memcpy(dst, b + (static_cast<const char*>(src) - g_hot.base), bytes);
+    const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(src) - g_hot.base);
+    if (const char* b = g_hot.p2p[pe]; b && off < g_hot.size) {
+        __builtin_memcpy(dst, b + off, bytes);
         return;
     }
     get_routed(chan, dst, src, bytes, pe, nbi);

@@ -138,6 +138,7 @@ Status UcxTransport::put(int chan, int pe, std::size_t off, const void* src, std
     prm.op_attr_mask = 0;
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
+    c.dirty.store(true, std::memory_order_relaxed);
     ucs_status_ptr_t req = ucp_put_nbx(p.ep, src, n, p.base + off, p.rkey, &prm);
     return nbi ? detach(req, "put", pe) : wait(req, "put", pe);
 }
@@ -147,6 +148,7 @@ Status UcxTransport::get(int chan, int pe, std::size_t off, void* dst, std::size
     prm.op_attr_mask = 0;
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
+    c.dirty.store(true, std::memory_order_relaxed);
     ucs_status_ptr_t req = ucp_get_nbx(p.ep, dst, n, p.base + off, p.rkey, &prm);
     return nbi ? detach(req, "get", pe) : wait(req, "get", pe);
 }
@@ -185,6 +187,7 @@ Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned w
     }
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
+    c.dirty.store(true, std::memory_order_relaxed);
     ucs_status_ptr_t req = ucp_atomic_op_nbx(p.ep, uop, &value, 1, p.base + off, p.rkey, &prm);
     Status s = fetch ? wait(req, "atomic", pe) : detach(req, "atomic", pe);
     if (fetched) *fetched = width == 4 ? (result & 0xffffffffu) : result;
@@ -192,7 +195,9 @@ Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned w
 }
 
 Status UcxTransport::fence(int chan) {
-    ucs_status_t st = ucp_worker_fence(ch(chan).worker);
+    Channel& c = ch(chan);
+    if (!c.dirty.load(std::memory_order_relaxed)) return Status::ok;
+    ucs_status_t st = ucp_worker_fence(c.worker);
     return st == UCS_OK ? Status::ok : Status::transport_error;
 }
 
@@ -200,6 +205,9 @@ Status UcxTransport::quiet(int chan) {
     ucp_request_param_t prm;
     prm.op_attr_mask = 0;
     Channel& c = ch(chan);
+    // A plain load first: an idle channel costs no locked instruction.
+    if (!c.dirty.load(std::memory_order_relaxed) || !c.dirty.exchange(false, std::memory_order_relaxed))
+        return Status::ok;
     return wait(ucp_worker_flush_nbx(c.worker, &prm), "quiet", -1);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <ucp/api/ucp.h>
 
+#include <atomic>
 #include <vector>
 
 #include "../transport.h"
@@ -40,6 +41,11 @@ private:
     struct Channel {
         ucp_worker_h worker = nullptr;
         std::vector<Peer> peers;
+        // Something was issued since the last flush: fence and quiet on an idle channel cost
+        // nothing (a channel nobody uses, e.g. global variables in a heap-only job, stays free).
+        std::atomic<bool> dirty{false};
+        Channel() = default;
+        Channel(Channel&& o) noexcept : worker(o.worker), peers(std::move(o.peers)), dirty(o.dirty.load()) {}
     };
     Status wait(ucs_status_ptr_t req, const char* what, int pe);
     Channel& ch(int chan) { return chan_[static_cast<std::size_t>(chan) % chan_.size()]; }
