@@ -24,6 +24,8 @@ usage: tools/dev.sh COMMAND
   deps    install the missing Debian packages (as root; otherwise prints the apt-get command)
   build   deps, then configure into build/ (RelWithDebInfo) and build
   main    build, then run build/examples/01_ring on 4 PEs with mpirun
+  perf    build, then the host benchmarks side by side with Open MPI's OSHMEM
+          (tools/perf/kishmem-perf --compare; further arguments are passed on)
   test    build, start a private one-node Slurm if none is reachable (root only; stopped
           again on exit), then run ctest; exits with ctest's status
   -h, --help   this text
@@ -117,6 +119,12 @@ case $cmd in
     deps
     build
     exec "$ROOT/tests/launch.sh" mpirun 4 120 -- "$BUILD_DIR/examples/01_ring"
+    ;;
+  perf)
+    deps
+    build
+    shift
+    exec "$ROOT/tools/perf/kishmem-perf" --compare --build "$BUILD_DIR" "$@"
     ;;
   test)
     deps
