@@ -313,8 +313,14 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         std::vector<bool> want(s.npes, false);
         for (int r = 0; r < s.npes; ++r) want[r] = r != s.pe && (!s.local[r] || any_remote_ucx);
         check_status(s.ucx->connect(ucx_all, want), "shmem_init", s.pe);
-        for (int r = 0; r < s.npes; ++r)
-            if (want[r]) s.route[r] = s.route_sync[r] = s.ucx.get();
+        // The runtime's own barrier and scratch traffic stays on shared memory for same-host
+        // peers even when KISHMEM_REMOTE=ucx sends their data through UCX: every barrier_all
+        // quiets the data first, so the order between the two holds.
+        for (int r = 0; r < s.npes; ++r) {
+            if (!want[r]) continue;
+            s.route[r] = s.ucx.get();
+            if (!s.local[r]) s.route_sync[r] = s.ucx.get();
+        }
         s.transports.push_back(s.ucx.get());
         s.needs_progress = true;
 #else
