@@ -27,20 +27,7 @@ static void *g_src, *g_dst; /* symmetric, CAP * 16 bytes each */
 static int f3(int s, int r, int i) { return (s * 11 + r * 5 + i) % 60 + 1; }
 
 /* Values per reduction: results stay within every type's range for up to 16 PEs. */
-#define RV_and(pe, i) (0x7F ^ (1 << (((pe) + (i)) % 7)))
-#define RV_or(pe, i) (1 << (((pe) + (i)) % 7))
-#define RV_xor(pe, i) (((pe) * 5 + (i) * 3 + 1) & 0x7F)
-#define RV_max(pe, i) (((pe) * 13 + (i) * 7) % 97)
 #define RV_min(pe, i) (((pe) * 13 + (i) * 7) % 97)
-#define RV_sum(pe, i) (((pe) + (i)) % 5 + 1)
-#define RV_prod(pe, i) ((((pe) + (i)) % 4 == 0) ? 2 : 1)
-#define FOLD_and(a, b) ((a) & (b))
-#define FOLD_or(a, b) ((a) | (b))
-#define FOLD_xor(a, b) ((a) ^ (b))
-#define FOLD_max(a, b) ((a) > (b) ? (a) : (b))
-#define FOLD_min(a, b) ((a) < (b) ? (a) : (b))
-#define FOLD_sum(a, b) ((a) + (b))
-#define FOLD_prod(a, b) ((a) * (b))
 
 #define RED_DEF(T, NAME, OP)                                                                       \
     static void red_##OP##_##NAME(shmem_team_t team, const int *wpe, int tn, int tme) {           \

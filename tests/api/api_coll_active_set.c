@@ -161,20 +161,7 @@ static void sized_collectives(aset a) {
     }
 }
 
-#define RV_and(pe, i) (0x7F ^ (1 << (((pe) + (i)) % 7)))
-#define RV_or(pe, i) (1 << (((pe) + (i)) % 7))
-#define RV_xor(pe, i) (((pe) * 5 + (i) * 3 + 1) & 0x7F)
-#define RV_max(pe, i) (((pe) * 13 + (i) * 7) % 97)
 #define RV_min(pe, i) (((pe) * 13 + (i) * 7) % 97 - 40)
-#define RV_sum(pe, i) (((pe) + (i)) % 5 + 1)
-#define RV_prod(pe, i) ((((pe) + (i)) % 4 == 0) ? 2 : 1)
-#define FOLD_and(a, b) ((a) & (b))
-#define FOLD_or(a, b) ((a) | (b))
-#define FOLD_xor(a, b) ((a) ^ (b))
-#define FOLD_max(a, b) ((a) > (b) ? (a) : (b))
-#define FOLD_min(a, b) ((a) < (b) ? (a) : (b))
-#define FOLD_sum(a, b) ((a) + (b))
-#define FOLD_prod(a, b) ((a) * (b))
 
 #define NRED 23
 #define TOALL_DEF(T, NAME, OP)                                                                     \
