@@ -148,12 +148,13 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
     s.transports.push_back(s.cuda_ipc.get());
     // KISHMEM_REMOTE=ibgda: kernels reach every other PE through IBGDA (host calls still use
     // the routes above).
-    if (env::remote() == "ibgda" && ibgda::open_device_qps(s.dheap->base(), heap_bytes, s.dheap->device(), bases,
-                                                           &st, &why) != Status::ok)
-        fatal("shmem_init", "KISHMEM_REMOTE=ibgda: %s", why.c_str());
-    if (st.ibgda_forced)  // the device path's route: other PEs over IBGDA, not load/store
+    if (env::remote() == "ibgda") {
+        if (ibgda::open_device_qps(s.dheap->base(), heap_bytes, s.dheap->device(), bases, &st, &why) != Status::ok)
+            fatal("shmem_init", "KISHMEM_REMOTE=ibgda: %s", why.c_str());
+        // The device path's route: other PEs over IBGDA, not load/store (peer() reads this).
         for (int r = 0; r < s.npes; ++r)
             if (r != s.pe) st.peer_base[r] = nullptr;
+    }
     publish_device_state(st);
     debug("symmetric heap in GPU %d memory (%zu bytes)", s.dheap->device(), heap_bytes);
 #else

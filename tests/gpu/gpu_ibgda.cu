@@ -22,7 +22,8 @@
 // Whether this translation unit's device state routes peers over IBGDA.
 __global__ void k_probe(int* out) {
     out[0] = kishmem_dstate.ibgda != nullptr;
-    out[1] = kishmem_dstate.ibgda_forced;
+    // the right neighbour is not reached by load/store: its peer_base is cleared
+    out[1] = kishmem_dstate.peer_base[(kishmem_dstate.my_pe + 1) % kishmem_dstate.n_pes] == nullptr;
     out[2] = kishmem_dstate.ibgda_qps_per_pe;
 }
 

@@ -44,12 +44,11 @@ struct State {
     char* heap_base;               // this PE's device heap
     size_t heap_size;
     char* peer_base[kMaxPes];      // each PE's device heap as mapped here; nullptr: not mapped
-    // IBGDA (device/include/kishmem/device/ibgda/backend.h): a PE whose heap is not mapped, or
-    // with ibgda_forced (KISHMEM_REMOTE=ibgda) every PE but this one, is reached by posting
+    // IBGDA (device/include/kishmem/device/ibgda/backend.h): a PE whose peer_base is null (heap
+    // not mapped here; with KISHMEM_REMOTE=ibgda every PE but this one) is reached by posting
     // WQEs to the QPs of this table (GPU memory); nullptr: no IBGDA.
     const ibgda::DeviceQpTable* ibgda;
     int ibgda_qps_per_pe;          // QPs per PE in the table (a CTA uses block % this)
-    int ibgda_forced;
     Team teams[kMaxTeams];         // by runtime team slot
 };
 

@@ -314,7 +314,6 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
     q->nic->start();
     st->ibgda = static_cast<const dib::DeviceQpTable*>(q->table);
     st->ibgda_qps_per_pe = kQpsPerPe;
-    st->ibgda_forced = 1;
     debug("IBGDA for kernels: software NIC, %d QPs per PE of %u slots, heap key 0x%x", kQpsPerPe, 1u << kLogRing,
           heap_key.key);
     g_qps() = std::move(q);

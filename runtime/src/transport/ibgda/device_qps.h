@@ -22,7 +22,7 @@ namespace kishmem::ibgda {
 
 // Collective: every PE of the job calls it once, with its device heap (heap, heap_bytes) on
 // GPU `gpu` and bases[pe] = pe's device heap as mapped here (bases[this PE] = heap; nullptr where
-// not mapped). On success the QPs run and st->ibgda, ibgda_qps_per_pe and ibgda_forced are set;
+// not mapped). On success the QPs run and st->ibgda and ibgda_qps_per_pe are set;
 // on failure (on any PE) every PE gets an error status and *why.
 Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::vector<char*>& bases,
                        device::State* st, std::string* why);
