@@ -242,10 +242,9 @@ uint64_t shmem_signal_fetch(const uint64_t* sig) {
 
 uint64_t shmem_signal_wait_until(uint64_t* sig, int cmp, uint64_t x) {
     const char* call = "shmem_signal_wait_until";
-    auto c = cond<uint64_t>(call, sig, 1, nullptr, cmp, nullptr, x);
+    cond<uint64_t>(call, sig, 1, nullptr, cmp, nullptr, x);  // argument checks, progress
     uint64_t seen = 0;  // the value that met the condition, not a later one
     wait_for(call, sig, [&] { return compare(seen = load(sig), cmp, x); });
-    (void)c;
     return seen;
 }
 K_ALIAS(uint64_t, signal_fetch, const uint64_t* sig)
