@@ -14,6 +14,7 @@
 #include "state.h"
 #if KISHMEM_HAVE_CUDA
 #include "transport/ibgda/device_qps.h"
+#include "transport/proxy/device_proxy.h"
 #endif
 
 namespace kishmem {
@@ -146,12 +147,16 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
     s.dheap = std::move(dh);
     s.route.assign(s.npes, s.cuda_ipc.get());
     s.transports.push_back(s.cuda_ipc.get());
-    // KISHMEM_REMOTE=ibgda: kernels reach every other PE through IBGDA (host calls still use
-    // the routes above).
-    if (env::remote() == "ibgda") {
-        if (ibgda::open_device_qps(s.dheap->base(), heap_bytes, s.dheap->device(), bases, &st, &why) != Status::ok)
-            fatal("shmem_init", "KISHMEM_REMOTE=ibgda: %s", why.c_str());
-        // The device path's route: other PEs over IBGDA, not load/store (peer() reads this).
+    // KISHMEM_REMOTE=ibgda or proxy: kernels reach every other PE through IBGDA work queues
+    // or the CPU proxy (host calls still use the routes above).
+    const std::string remote = env::remote();
+    if (remote == "ibgda" || remote == "proxy") {
+        const Status rs =
+            remote == "ibgda"
+                ? ibgda::open_device_qps(s.dheap->base(), heap_bytes, s.dheap->device(), bases, &st, &why)
+                : proxy::open_device_proxy(s.dheap->base(), heap_bytes, s.dheap->device(), bases, &st, &why);
+        if (rs != Status::ok) fatal("shmem_init", "KISHMEM_REMOTE=%s: %s", remote.c_str(), why.c_str());
+        // The device path's route: other PEs remote, not load/store (peer() reads this).
         for (int r = 0; r < s.npes; ++r)
             if (r != s.pe) st.peer_base[r] = nullptr;
     }
@@ -219,8 +224,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 
     const std::size_t heap_bytes = env::symmetric_size();
     const std::string remote = env::remote();
-    if (remote != "auto" && remote != "ucx" && remote != "ibgda")
-        fatal("shmem_init", "KISHMEM_REMOTE='%s': expected auto, ucx or ibgda", remote.c_str());
+    if (remote != "auto" && remote != "ucx" && remote != "ibgda" && remote != "proxy")
+        fatal("shmem_init", "KISHMEM_REMOTE='%s': expected auto, ucx, ibgda or proxy", remote.c_str());
     if (heap_bytes < kReserved + kAllocAlign)
         fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%zu is too small: at least %zu bytes", heap_bytes, kReserved + kAllocAlign);
     s.hang_warn = env::hang_warn();
@@ -374,6 +379,7 @@ void finalize() {
     if (!s.initialized) return;
 #if KISHMEM_HAVE_CUDA
     ibgda::drain_device_qps();  // what kernels posted lands while every target heap still exists
+    proxy::drain_device_proxy();
 #endif
     barrier_all();
     // The barrier's own flags may still be in flight: complete them while every PE keeps
@@ -398,6 +404,7 @@ void finalize() {
     s.shm.reset();
 #if KISHMEM_HAVE_CUDA
     ibgda::close_device_qps();
+    proxy::close_device_proxy();
     s.cuda_ipc.reset();
     s.dheap.reset();
 #endif

@@ -38,7 +38,7 @@ namespace kd = kishmem::device;
     K_DEV_FN(void, N##_get, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),                 \
              return kd::get<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_get"))        \
     K_DEV_FN(void, N##_put_nbi, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),             \
-             return kd::put<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_put_nbi"))    \
+             return kd::put_nbi<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_put_nbi"))    \
     K_DEV_FN(void, N##_get_nbi, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),             \
              return kd::get<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_get_nbi"))    \
     K_DEV_FN(void, N##_p, (T * d, T v, int pe), (d, v, pe), return kd::p<T>(KS, d, v, pe, "shmem_" #N "_p")) \
@@ -48,7 +48,7 @@ namespace kd = kishmem::device;
              return kd::put_signal<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal")) \
     K_DEV_FN(void, N##_put_signal_nbi, (T * d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
              (d, s, n, sig, v, op, pe),                                                           \
-             return kd::put_signal<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal_nbi"))
+             return kd::put_signal_nbi<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal_nbi"))
 KISHMEM_RMA_TYPES_DEV(K_DEV_RMA)
 
 #define K_DEV_STRIDED(T, N)                                                                       \
@@ -63,17 +63,17 @@ KISHMEM_RMA_TYPES_DEV(K_DEV_STRIDED)
              return kd::OP<kd::Thread>(KS, d, s, n * (B), pe, "shmem_" #NAME))
 K_DEV_MEM(putmem, 1, put)
 K_DEV_MEM(getmem, 1, get)
-K_DEV_MEM(putmem_nbi, 1, put)
+K_DEV_MEM(putmem_nbi, 1, put_nbi)
 K_DEV_MEM(getmem_nbi, 1, get)
 #define K_DEV_SIZE(B)                                                                             \
-    K_DEV_MEM(put##B, B / 8, put) K_DEV_MEM(get##B, B / 8, get) K_DEV_MEM(put##B##_nbi, B / 8, put) \
+    K_DEV_MEM(put##B, B / 8, put) K_DEV_MEM(get##B, B / 8, get) K_DEV_MEM(put##B##_nbi, B / 8, put_nbi) \
     K_DEV_MEM(get##B##_nbi, B / 8, get)
 KISHMEM_RMA_SIZES(K_DEV_SIZE)
 K_DEV_FN(void, putmem_signal, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe),
          (d, s, n, sig, v, op, pe), return kd::put_signal<kd::Thread>(KS, d, s, n, sig, v, op, pe, "shmem_putmem_signal"))
 K_DEV_FN(void, putmem_signal_nbi, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe),
          (d, s, n, sig, v, op, pe),
-         return kd::put_signal<kd::Thread>(KS, d, s, n, sig, v, op, pe, "shmem_putmem_signal_nbi"))
+         return kd::put_signal_nbi<kd::Thread>(KS, d, s, n, sig, v, op, pe, "shmem_putmem_signal_nbi"))
 
 #define K_DEV_AMO_EXT(T, N)                                                                       \
     K_DEV_FN(T, N##_atomic_fetch, (const T *s, int pe), (s, pe),                                  \
@@ -193,7 +193,7 @@ K_DEV_FN(int, team_sync, (shmem_team_t t), (t), const int slot = kd::team_slot(K
         kd::get<COOP>(KS, d, s, n, pe, "shmemx_getmem_" #SUFFIX);                                 \
     }                                                                                             \
     static __device__ inline void shmemx_putmem_nbi_##SUFFIX(void *d, const void *s, size_t n, int pe) { \
-        kd::put<COOP>(KS, d, s, n, pe, "shmemx_putmem_nbi_" #SUFFIX);                             \
+        kd::put_nbi<COOP>(KS, d, s, n, pe, "shmemx_putmem_nbi_" #SUFFIX);                             \
     }                                                                                             \
     static __device__ inline void shmemx_putmem_signal_##SUFFIX(void *d, const void *s, size_t n, uint64_t *sig, \
                                                                 uint64_t v, int op, int pe) {     \

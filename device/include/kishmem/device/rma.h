@@ -1,5 +1,6 @@
 // Device-side RMA, atomics, ordering and waiting: load/store on mapped peer heaps (CUDA IPC),
-// or WQEs posted over IBGDA (ibgda/backend.h) where peer() says a PE is not reached that way.
+// or, where peer() says a PE is not reached that way, WQEs posted over IBGDA or descriptors to
+// the CPU proxy (remote.h chooses).
 // Every routine takes the translation unit's State; shmem_device.h wraps them under spec names.
 #pragma once
 #if defined(__CUDACC__)
@@ -10,7 +11,7 @@
 #include <type_traits>
 
 #include "coop.h"
-#include "ibgda/backend.h"
+#include "remote.h"
 #include "state.h"
 
 namespace kishmem::device {
@@ -23,17 +24,15 @@ static __device__ __noinline__ void trap_bad(const State& s, const char* call, i
 }
 
 // The one decision of how the device path reaches `pe`: the address of symmetric `sym` in
-// `pe`'s heap as this GPU can load and store it, or nullptr when `pe` is reached over IBGDA.
-// The host leaves peer_base[pe] null for every PE that is not reached by load/store (heap not
-// mapped here, or KISHMEM_REMOTE=ibgda), so the load/store path costs one table load and one
-// bounds check; everything else is decided out of line.
+// `pe`'s heap as this GPU can load and store it, or nullptr when `pe` is reached remotely
+// (remote.h). The host leaves peer_base[pe] null for every PE that is not reached by load/store
+// (heap not mapped here, or KISHMEM_REMOTE=ibgda/proxy), so the load/store path costs one table
+// load and one bounds check; everything else is decided out of line.
 template <class T>
 static __device__ __noinline__ T* peer_other(const State& s, T* sym, int pe, const char* call) {
     const bool in_range = pe >= 0 && pe < s.n_pes && pe < kMaxPes;
     const size_t off = reinterpret_cast<const char*>(sym) - s.heap_base;
-#if !defined(KISHMEM_DEVICE_NO_IBGDA)
-    if (s.ibgda != nullptr && in_range && pe != s.my_pe && off < s.heap_size) return nullptr;
-#endif
+    if (remote::any(s) && in_range && pe != s.my_pe && off < s.heap_size) return nullptr;
     trap_bad(s, call, pe, sym);
     return nullptr;
 }
@@ -56,12 +55,10 @@ __device__ __forceinline__ size_t heap_off(const State& s, const void* sym) {
 
 // Ordering for peers reached by load/store: acquire-release at GPU scope when every peer heap
 // is on this GPU, at system scope when some are on other GPUs (a sequentially consistent fence,
-// __threadfence, costs several times more and buys nothing here). With IBGDA in use it also
-// completes this CTA's WQEs (ibgda::quiet): shmem_fence and shmem_quiet both come here.
+// __threadfence, costs several times more and buys nothing here). With remote PEs it also
+// completes what was posted to them (remote::quiet): shmem_fence and shmem_quiet both come here.
 __device__ __forceinline__ void fence(const State& s) {
-#if !defined(KISHMEM_DEVICE_NO_IBGDA)
-    if (s.ibgda != nullptr) ibgda::quiet(s);
-#endif
+    if (remote::any(s)) remote::quiet(s);
     if (s.sys_scope) asm volatile("fence.acq_rel.sys;" ::: "memory");
     else asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
@@ -91,17 +88,23 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
     for (size_t i = done + r; i < n; i += k) d[i] = s[i];
 }
 
-template <class Coop>
+// Nbi: a remote put returns once posted (the source may change only after quiet).
+template <class Coop, bool Nbi = false>
 __device__ __forceinline__ void put(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
     if (char* d = peer(s, static_cast<char*>(dst), pe, call)) copy<Coop>(d, src, n);
-    else if (Coop::rank() == 0) ibgda::put(s, pe, heap_off(s, dst), src, n, call);
+    else if (Coop::rank() == 0) remote::put(s, pe, heap_off(s, dst), src, n, call, Nbi);
     Coop::sync();
+}
+
+template <class Coop>
+__device__ __forceinline__ void put_nbi(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
+    put<Coop, true>(s, dst, src, n, pe, call);
 }
 
 template <class Coop>
 __device__ __forceinline__ void get(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
     if (const char* sp = peer(s, static_cast<const char*>(src), pe, call)) copy<Coop>(dst, sp, n);
-    else if (Coop::rank() == 0) ibgda::get(s, pe, heap_off(s, src), dst, n, call);
+    else if (Coop::rank() == 0) remote::get(s, pe, heap_off(s, src), dst, n, call);
     Coop::sync();
 }
 
@@ -112,9 +115,9 @@ __device__ __forceinline__ void p(const State& s, T* dst, T v, int pe, const cha
     } else if constexpr (sizeof(T) <= 8) {
         uint64_t bits = 0;
         memcpy(&bits, &v, sizeof(T));
-        ibgda::put_value(s, pe, heap_off(s, dst), bits, sizeof(T));
+        remote::put_value(s, pe, heap_off(s, dst), bits, sizeof(T));
     } else {
-        ibgda::put(s, pe, heap_off(s, dst), &v, sizeof(T), call);
+        remote::put(s, pe, heap_off(s, dst), &v, sizeof(T), call, false);
     }
 }
 
@@ -145,17 +148,17 @@ template <class T>
 __device__ __forceinline__ T g(const State& s, const T* src, int pe, const char* call) {
     if (const T* sp = peer(s, src, pe, call)) return load_l2(sp);
     T r;
-    ibgda::get(s, pe, heap_off(s, src), &r, sizeof(T), call);
+    remote::get(s, pe, heap_off(s, src), &r, sizeof(T), call);
     return r;
 }
 
 // Signal after data: the data stores are ordered before the signal update.
-template <class Coop>
+template <class Coop, bool Nbi = false>
 __device__ __forceinline__ void put_signal(const State& s, void* dst, const void* src, size_t n, uint64_t* sig,
                                            uint64_t v, int op, int pe, const char* call) {
     char* d = peer(s, static_cast<char*>(dst), pe, call);
     if (d == nullptr) {
-        if (Coop::rank() == 0) ibgda::put_signal(s, pe, heap_off(s, dst), src, n, heap_off(s, sig), v, op, call);
+        if (Coop::rank() == 0) remote::put_signal(s, pe, heap_off(s, dst), src, n, heap_off(s, sig), v, op, call, Nbi);
         Coop::sync();
         return;
     }
@@ -170,11 +173,17 @@ __device__ __forceinline__ void put_signal(const State& s, void* dst, const void
     Coop::sync();
 }
 
+template <class Coop>
+__device__ __forceinline__ void put_signal_nbi(const State& s, void* dst, const void* src, size_t n, uint64_t* sig,
+                                               uint64_t v, int op, int pe, const char* call) {
+    put_signal<Coop, true>(s, dst, src, n, sig, v, op, pe, call);
+}
+
 // ---- atomics: 4- and 8-byte words through their unsigned representation ------------------
 enum class Amo { fetch, set, swap, cswap, add, fetch_add, and_, or_, xor_ };
-static_assert(static_cast<int>(Amo::fetch) == ibgda::kFetch && static_cast<int>(Amo::cswap) == ibgda::kCswap &&
-                  static_cast<int>(Amo::fetch_add) == ibgda::kFetchAdd && static_cast<int>(Amo::xor_) == ibgda::kXor,
-              "ibgda::amo takes Amo by value");
+static_assert(static_cast<int>(Amo::fetch) == kFetch && static_cast<int>(Amo::cswap) == kCswap &&
+                  static_cast<int>(Amo::fetch_add) == kFetchAdd && static_cast<int>(Amo::xor_) == kXor,
+              "remote::amo takes Amo by value (amo_code.h)");
 
 template <class W>
 __device__ __forceinline__ W amo_word(W* t, Amo op, W v, W c) {
@@ -201,7 +210,7 @@ __device__ __forceinline__ T amo(const State& s, Amo op, T* target, T v, T c, in
     memcpy(&wc, &c, sizeof(T));
     W r;
     if (mapped) r = amo_word<W>(reinterpret_cast<W*>(mapped), op, wv, wc);
-    else r = static_cast<W>(ibgda::amo(s, pe, heap_off(s, target), static_cast<int>(op), sizeof(T), wv, wc, call));
+    else r = static_cast<W>(remote::amo(s, pe, heap_off(s, target), static_cast<int>(op), sizeof(T), wv, wc, call));
     T out;
     memcpy(&out, &r, sizeof(T));
     return out;
@@ -257,9 +266,9 @@ __device__ __forceinline__ void iput(const State& s, T* dst, const T* src, ptrdi
     if (n == 0) return;
     T* base = peer(s, dst, pe, call);
     peer(s, dst + (n - 1) * dst_stride, pe, call);  // the last element is in the heap too
-    if (base == nullptr) {  // IBGDA: a write per element
+    if (base == nullptr) {  // remote: a write per element
         for (size_t i = 0; i < n; ++i)
-            ibgda::put(s, pe, heap_off(s, dst + i * dst_stride), src + i * src_stride, sizeof(T), call);
+            remote::put(s, pe, heap_off(s, dst + i * dst_stride), src + i * src_stride, sizeof(T), call, false);
         return;
     }
     for (size_t i = 0; i < n; ++i) base[i * dst_stride] = src[i * src_stride];
@@ -271,9 +280,9 @@ __device__ __forceinline__ void iget(const State& s, T* dst, const T* src, ptrdi
     if (n == 0) return;
     const T* base = peer(s, src, pe, call);
     peer(s, src + (n - 1) * src_stride, pe, call);
-    if (base == nullptr) {  // IBGDA: a read per element
+    if (base == nullptr) {  // remote: a read per element
         for (size_t i = 0; i < n; ++i)
-            ibgda::get(s, pe, heap_off(s, src + i * src_stride), dst + i * dst_stride, sizeof(T), call);
+            remote::get(s, pe, heap_off(s, src + i * src_stride), dst + i * dst_stride, sizeof(T), call);
         return;
     }
     for (size_t i = 0; i < n; ++i) dst[i * dst_stride] = load_l2(base + i * src_stride);
@@ -365,7 +374,7 @@ __device__ __forceinline__ void sync_team(const State& s, int slot, const char* 
             unsigned long long* remote = peer(s, flags + round, to, call);
             fence(s);  // what this PE saw in earlier rounds travels with this round's flag
             if (remote) *reinterpret_cast<volatile unsigned long long*>(remote) = epoch;
-            else ibgda::put_value(s, to, heap_off(s, flags + round), epoch, 8);
+            else remote::put_value(s, to, heap_off(s, flags + round), epoch, 8);
             while (*reinterpret_cast<volatile unsigned long long*>(flags + round) < epoch) {
             }
         }

@@ -12,6 +12,11 @@ namespace kishmem::device {
 namespace ibgda {
 struct DeviceQpTable;  // kishmem/device/ibgda/qp_table.h
 }
+}  // namespace kishmem::device
+namespace kishmem::proxy {
+struct ChannelTable;  // kishmem/device/proxy/channel.h
+}
+namespace kishmem::device {
 
 constexpr int kMaxPes = 128;  // PEs whose heaps one device state can name
 
@@ -45,10 +50,14 @@ struct State {
     size_t heap_size;
     char* peer_base[kMaxPes];      // each PE's device heap as mapped here; nullptr: not mapped
     // IBGDA (device/include/kishmem/device/ibgda/backend.h): a PE whose peer_base is null (heap
-    // not mapped here; with KISHMEM_REMOTE=ibgda every PE but this one) is reached by posting
+    // not mapped here; with KISHMEM_REMOTE=ibgda or proxy every PE but this one) is reached by posting
     // WQEs to the QPs of this table (GPU memory); nullptr: no IBGDA.
     const ibgda::DeviceQpTable* ibgda;
     int ibgda_qps_per_pe;          // QPs per PE in the table (a CTA uses block % this)
+    // CPU proxy (device/include/kishmem/device/proxy/backend.h): with no IBGDA table, a PE whose
+    // peer_base is null is reached through descriptors to the host's proxy thread (GPU memory;
+    // nullptr: no proxy).
+    const ::kishmem::proxy::ChannelTable* proxy;
     Team teams[kMaxTeams];         // by runtime team slot
 };
 

@@ -1,18 +1,8 @@
 // IBGDA for kernels: the software NIC, its per-peer QPs, the heap keys exchanged through the
 // bootstrap, and the DeviceQpTable published in the device state.
 //
-// Data movement (IpcHeapAccess below): the NIC's progress thread executes each WQE against the
-// target PE's GPU heap through this process's CUDA IPC mapping of it: cudaMemcpyAsync on a
-// stream of the NIC's own for writes (inline bytes staged through pinned memory, data
-// segments straight from this PE's GPU heap) and reads (into the GPU heap or the host-pinned
-// result buffers), and a one-thread kernel on that stream for atomics. That stream is
-// non-blocking: the kernel that posted the WQE is still running (it waits for the CQE), and
-// anything ordered after it, such as a copy on the legacy stream or cudaDeviceSynchronize,
-// would deadlock. This is also why the NIC does not go through rt::put/get/amo (the runtime's
-// cuda_ipc transport copies on the legacy stream and synchronizes the device for atomics),
-// although make_runtime_heap_access would accept it (cuda_ipc is a load/store route). A copy
-// per WQE costs microseconds: this is a software NIC that makes the device path run and be
-// tested without hardware, not a model of its speed.
+// Data movement: ipc_heap_access.h (copies and atomics on the target GPU heaps through this
+// process's CUDA IPC mappings, on a non-blocking stream of the NIC's own).
 #include "device_qps.h"
 
 #include <cuda_runtime_api.h>
@@ -25,6 +15,7 @@
 #include "kishmem/device/state.h"
 #include "kishmem/env.h"
 #include "heap_access.h"
+#include "ipc_heap_access.h"
 #include "nic_select.h"
 #include "sim_nic.h"
 
@@ -39,123 +30,9 @@ constexpr uint32_t kLogRing = 10;        // 1024 WQE slots per QP; the CQ has as
 constexpr uint32_t kSignalEvery = 64;    // unsignalled posts ask for a CQE every 64 slots
 constexpr std::size_t kCounterBytes = 32;  // post.h's QpCounters, padded
 
-std::string cuda_err(const char* what, cudaError_t e) {
-    cudaGetLastError();
-    return std::string(what) + ": " + cudaGetErrorString(e);
-}
-
-// The target PEs' GPU heaps through the CUDA IPC mappings, from the NIC's thread.
-class IpcHeapAccess final : public HeapAccess {
-public:
-    // bases[pe]: pe's GPU heap as mapped here (nullptr: not mapped); self: this PE's own heap
-    // of heap_bytes (where data segments point).
-    IpcHeapAccess(std::vector<char*> bases, char* self, std::size_t heap_bytes, int device)
-        : bases_(std::move(bases)), self_(self), heap_bytes_(heap_bytes), device_(device) {}
-    ~IpcHeapAccess() override {
-        if (stream_) cudaStreamDestroy(stream_);
-        if (old_) cudaFreeHost(old_);
-        if (stage_) cudaFreeHost(stage_);
-    }
-
-    Status open(std::string* why) {
-        cudaError_t e = cudaSetDevice(device_);
-        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
-        if (e == cudaSuccess) e = cudaMallocHost(reinterpret_cast<void**>(&old_), sizeof *old_);
-        if (e == cudaSuccess) e = cudaMallocHost(reinterpret_cast<void**>(&stage_), kStageBytes);
-        if (e != cudaSuccess) return *why = cuda_err("NIC stream and pinned buffers", e), Status::unsupported;
-        return Status::ok;
-    }
-
-    Status write(int pe, std::size_t off, const void* src, std::size_t n) override {
-        char* t = target(pe);
-        if (!t) return Status::unreachable;
-        const char* sp = static_cast<const char*>(src);
-        if ((sp < self_ || sp >= self_ + heap_bytes_) && n <= kStageBytes) {
-            // Inline bytes (the NIC's own copy of the WQE, reused for the next one): into pinned
-            // staging that stays untouched until the flush that completes the copy.
-            if (stage_used_ + n > kStageBytes) {
-                Status f = flush();
-                if (f != Status::ok) return f;
-            }
-            std::memcpy(stage_ + stage_used_, src, n);
-            src = stage_ + stage_used_;
-            stage_used_ += n;
-        }
-        pending_ = true;
-        return check(cudaMemcpyAsync(t + off, src, n, cudaMemcpyDefault, stream_), "write");
-    }
-    Status read(int pe, std::size_t off, void* dst, std::size_t n) override {
-        char* t = target(pe);
-        if (!t) return Status::unreachable;
-        pending_ = true;
-        Status s = check(cudaMemcpyAsync(dst, t + off, n, cudaMemcpyDefault, stream_), "read");
-        return s == Status::ok ? flush() : s;
-    }
-    Status fetch_add(int pe, std::size_t off, uint64_t add, uint64_t* old) override {
-        return atomic(pe, off, false, add, 0, old);
-    }
-    Status compare_swap(int pe, std::size_t off, uint64_t compare, uint64_t swap, uint64_t* old) override {
-        return atomic(pe, off, true, swap, compare, old);
-    }
-    Status flush() override {
-        if (!pending_) return Status::ok;
-        pending_ = false;
-        stage_used_ = 0;
-        return check(cudaStreamSynchronize(stream_), "flush");
-    }
-
-    // One atomic on this PE's own heap (adding 0 to a reserved word): loads the atomic kernel
-    // now, not while a posting kernel runs, and proves the path.
-    Status warm_up(std::size_t off) {
-        uint64_t old = 0;
-        return atomic(-1, off, false, 0, 0, &old);
-    }
-
-private:
-    char* target(int pe) {
-        bind_thread();
-        if (pe == -1) return self_;
-        return pe >= 0 && static_cast<std::size_t>(pe) < bases_.size() ? bases_[pe] : nullptr;
-    }
-    // The NIC's thread starts with no current device; its stream belongs to device_.
-    void bind_thread() {
-        thread_local int bound = -1;
-        if (bound != device_) {
-            cudaSetDevice(device_);
-            bound = device_;
-        }
-    }
-    Status atomic(int pe, std::size_t off, bool cas, uint64_t operand, uint64_t compare, uint64_t* old) {
-        char* t = target(pe);
-        if (!t) return Status::unreachable;
-        pending_ = true;
-        Status s = check(static_cast<cudaError_t>(launch_nic_atomic(stream_, t + off, cas, operand, compare, old_)),
-                         "atomic");
-        if (s == Status::ok) s = flush();
-        if (s == Status::ok) *old = *old_;
-        return s;
-    }
-    Status check(cudaError_t e, const char* what) {
-        if (e == cudaSuccess) return Status::ok;
-        debug("software NIC: %s on a GPU heap failed: %s", what, cudaGetErrorString(e));
-        cudaGetLastError();
-        return Status::transport_error;
-    }
-
-    static constexpr std::size_t kStageBytes = 256 * 1024;
-    std::vector<char*> bases_;
-    char* self_;
-    std::size_t heap_bytes_;
-    int device_;
-    cudaStream_t stream_ = nullptr;
-    unsigned long long* old_ = nullptr;  // host-pinned: the atomic kernel's old value
-    char* stage_ = nullptr;              // host-pinned: inline bytes on their way
-    std::size_t stage_used_ = 0;
-    bool pending_ = false;
-};
 
 struct DeviceQps {
-    std::unique_ptr<IpcHeapAccess> heap;
+    std::unique_ptr<HeapAccess> heap;
     std::unique_ptr<SimNic> nic;
     QueueMemory results;
     void* table = nullptr;     // GPU memory: the table block (layout in build_table)
@@ -207,12 +84,7 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
                   mine_why.c_str());
         }
     }
-    if (ok == Status::ok) {
-        q->heap = std::make_unique<IpcHeapAccess>(bases, heap, heap_bytes, gpu);
-        ok = q->heap->open(&mine_why);
-    }
-    if (ok == Status::ok && (ok = q->heap->warm_up(device::kDevReserved - 8)) != Status::ok)
-        mine_why = "an atomic on this PE's own GPU heap failed";
+    if (ok == Status::ok) ok = make_ipc_heap_access(bases, heap, heap_bytes, gpu, &q->heap, &mine_why);
     if (ok == Status::ok) {
         SimNicOptions opt;
         opt.idle_spin_us = 1000;  // kernels wait on every get/AMO: stay awake between them
@@ -266,7 +138,7 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
     cudaError_t e = cudaMalloc(&q->table, table_bytes);
     if (e == cudaSuccess) e = cudaMalloc(&q->counters, nq * kCounterBytes);
     if (e == cudaSuccess) e = cudaMemset(q->counters, 0, nq * kCounterBytes);
-    if (e != cudaSuccess) return *why = cuda_err("IBGDA table in GPU memory", e), Status::no_memory;
+    if (e != cudaSuccess) return *why = cuda_error_text("IBGDA table in GPU memory", e), Status::no_memory;
     std::vector<uint8_t> host(table_bytes, 0);
     char* dev = static_cast<char*>(q->table);
     auto* descs = reinterpret_cast<dib::QpDesc*>(host.data() + o_qps);
@@ -309,7 +181,7 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
     t.remote_base = reinterpret_cast<const uint64_t*>(dev + o_base);
     std::memcpy(host.data(), &t, sizeof t);
     if ((e = cudaMemcpy(q->table, host.data(), table_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
-        return *why = cuda_err("copying the IBGDA table", e), Status::transport_error;
+        return *why = cuda_error_text("copying the IBGDA table", e), Status::transport_error;
 
     q->nic->start();
     st->ibgda = static_cast<const dib::DeviceQpTable*>(q->table);

@@ -34,10 +34,4 @@ void drain_device_qps();
 // Stops the NIC and frees the queues and the table (after every PE drained).
 void close_device_qps();
 
-// The NIC's atomics on GPU memory: a one-thread kernel on `stream` (a cudaStream_t) that does a
-// 64-bit fetch-add (cas false) or compare-swap at addr and stores the old value to *old_out
-// (host-pinned). Returns the launch's cudaError_t as int. (device_qps_amo.cu)
-int launch_nic_atomic(void* stream, void* addr, bool cas, unsigned long long operand, unsigned long long compare,
-                      unsigned long long* old_out);
-
 }  // namespace kishmem::ibgda

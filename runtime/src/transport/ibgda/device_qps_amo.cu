@@ -1,10 +1,10 @@
-// The software NIC's atomics on GPU heaps. A CPU thread cannot do atomics on GPU memory, so a
-// one-thread kernel does them, on the NIC's own non-blocking stream: it runs next to the
-// kernel that posted the WQE and now waits for its completion (a launch on the legacy stream,
+// The atomics of the software NIC and the CPU proxy on GPU heaps. A CPU thread cannot do atomics on GPU memory, so a
+// one-thread kernel does them, on the executor's own non-blocking stream: it runs next to the
+// kernel that posted the work and now waits for its completion (a launch on the legacy stream,
 // or a device-wide synchronize, would wait for that kernel instead).
 #include <cuda_runtime.h>
 
-#include "device_qps.h"
+#include "ipc_heap_access.h"
 
 namespace kishmem::ibgda {
 namespace {

@@ -2,9 +2,7 @@
 // WQE execution and completions are in sim_exec.cpp.
 #include "sim_nic.h"
 
-#include <sched.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -309,71 +307,16 @@ SimNicStats SimNic::stats() const {
     s.bytes = n_.bytes.load(std::memory_order_relaxed);
     s.doorbells = n_.doorbells.load(std::memory_order_relaxed);
     s.cq_full_stalls = n_.cq_full_stalls.load(std::memory_order_relaxed);
-    s.sleeps = n_.sleeps.load(std::memory_order_relaxed);
+    s.sleeps = thread_.sleeps();
     return s;
 }
 
 // ---- progress thread ---------------------------------------------------------------------------
 
-void SimNic::start() {
-    if (thread_.joinable()) return;
-    stop_.store(false, std::memory_order_release);
-    thread_ = std::thread([this] { run(); });
-}
+void SimNic::start() { thread_.start([this] { return poll(); }, opt_.idle_spin_us, opt_.max_sleep_us); }
 
-void SimNic::stop() {
-    if (!thread_.joinable()) return;
-    {
-        std::lock_guard<std::mutex> lk(wake_mu_);
-        stop_.store(true, std::memory_order_release);
-    }
-    wake_cv_.notify_all();
-    thread_.join();
-}
+void SimNic::stop() { thread_.stop(); }
 
-void SimNic::kick() {
-    {
-        std::lock_guard<std::mutex> lk(wake_mu_);
-        kicked_ = true;
-    }
-    wake_cv_.notify_all();
-}
-
-// Busy-poll while there is work and for idle_spin_us after the last of it (yielding, so PEs
-// that share a core still run); then sleep, doubling from 1 us to max_sleep_us, until work,
-// kick() or stop().
-void SimNic::run() {
-    using clock = std::chrono::steady_clock;
-    bool idle = false;
-    clock::time_point idle_since;
-    uint32_t sleep_us = 1;
-    while (!stop_.load(std::memory_order_acquire)) {
-        if (poll() != 0) {
-            idle = false;
-            sleep_us = 1;
-            continue;
-        }
-        const clock::time_point now = clock::now();
-        if (!idle) {
-            idle = true;
-            idle_since = now;
-        }
-        if (now - idle_since < std::chrono::microseconds(opt_.idle_spin_us)) {
-            sched_yield();
-            continue;
-        }
-        std::unique_lock<std::mutex> lk(wake_mu_);
-        wake_cv_.wait_for(lk, std::chrono::microseconds(sleep_us),
-                          [this] { return kicked_ || stop_.load(std::memory_order_relaxed); });
-        if (kicked_) {
-            kicked_ = false;
-            idle = false;
-            sleep_us = 1;
-        } else {
-            n_.sleeps.fetch_add(1, std::memory_order_relaxed);
-            sleep_us = sleep_us * 2 > opt_.max_sleep_us ? opt_.max_sleep_us : sleep_us * 2;
-        }
-    }
-}
+void SimNic::kick() { thread_.kick(); }
 
 }  // namespace kishmem::ibgda

@@ -26,15 +26,14 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "../progress_thread.h"
 #include "heap_access.h"
 #include "kishmem/log.h"
 
@@ -133,7 +132,7 @@ public:
 
     void start();
     void stop();
-    bool running() const { return thread_.joinable(); }
+    bool running() const { return thread_.running(); }
     void kick();  // wake a sleeping progress thread now (host posters may call it after a doorbell)
     // One pass over every QP on the calling thread; returns the WQEs consumed. Safe alongside
     // the thread (passes are serialized).
@@ -179,7 +178,6 @@ private:
                   uint8_t syndrome);
     void fail(Qp& q, uint8_t wqe_opcode, uint16_t wqe_counter, uint8_t syndrome, const std::string& why);
     const Region* find_region(uint32_t key) const;
-    void run();
     Qp* qp_locked(uint32_t qpn) const;
     Cq* cq_locked(uint32_t cqn) const;
 
@@ -192,16 +190,10 @@ private:
     std::vector<std::unique_ptr<Qp>> qps_;
     bool dirty_ = false;  // writes issued since the last HeapAccess::flush
 
-    std::thread thread_;
-    std::atomic<bool> stop_{false};
-    std::mutex wake_mu_;
-    std::condition_variable wake_cv_;
-    bool kicked_ = false;
-
     struct Counters {
-        std::atomic<uint64_t> wqes{0}, cqes{0}, errors{0}, flushed{0}, bytes{0}, doorbells{0}, cq_full_stalls{0},
-            sleeps{0};
+        std::atomic<uint64_t> wqes{0}, cqes{0}, errors{0}, flushed{0}, bytes{0}, doorbells{0}, cq_full_stalls{0};
     } n_;
+    ProgressThread thread_;  // last: stopped before the members its poll() uses go
 };
 
 }  // namespace kishmem::ibgda

@@ -13,6 +13,7 @@ target_sources(kishmem_runtime PRIVATE
 if(KISHMEM_HAVE_CUDA)
   target_sources(kishmem_runtime PRIVATE
     ${_ibgda}/device_qps.cpp
+    ${_ibgda}/ipc_heap_access.cpp
     ${_ibgda}/device_qps_amo.cu
   )
 endif()

@@ -7,7 +7,7 @@
 //   put      n <= kMaxInline: one inline RDMA write (the bytes travel in the WQE).
 //            source inside this PE's symmetric heap: RDMA writes with a data segment (heap
 //            lkey), up to kMaxMessage bytes each; the last is signalled and waited for, so the
-//            source is reusable on return (blocking put; the _nbi names do the same today).
+//            source is reusable on return (blocking put); the _nbi names return once posted.
 //            any other source (private or non-heap memory): inline writes of kMaxInline bytes.
 //   p        one inline write of the value (1..8 bytes), unsignalled: complete at quiet.
 //   get / g  destination inside the heap: RDMA reads straight into it (heap lkey); otherwise
@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "kishmem/device/amo_code.h"
 #include "kishmem/device/ibgda/mlx5_defs.h"
 #include "kishmem/device/ibgda/mlx5_wqe.h"
 #include "kishmem/device/ibgda/post.h"
@@ -163,9 +164,15 @@ struct Atomic {
 
 // ---- posting and completion -----------------------------------------------------------------
 
+// One WQE for the calling thread. Lanes of a warp that post to the same QP at the same time
+// (a warp of threads each putting to one PE) share one reservation, one doorbell record update
+// and one doorbell (post.h's post_group); a lone thread posts by itself.
 template <class Build>
 __device__ __forceinline__ uint32_t post(const Target& t, bool signalled, Build b) {
-    return post_thread<Share::gpu>(t.qp, signalled ? mlx5::kCtrlCqUpdate : uint8_t{0}, t.signal_every, b);
+    const uint8_t flags = signalled ? mlx5::kCtrlCqUpdate : uint8_t{0};
+    const unsigned group = __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>(t.qp.ctr));
+    if (__popc(group) == 1) return post_thread<Share::gpu>(t.qp, flags, t.signal_every, b);
+    return post_group<Share::gpu>(t.qp, group, flags, flags, t.signal_every, b);
 }
 
 // Wait until the WQE at idx (signalled) has completed.
@@ -202,11 +209,13 @@ static __device__ __noinline__ bool post_put(const Target& t, const State& s, si
     return false;
 }
 
-static __device__ __noinline__ void put(const State& s, int pe, size_t roff, const void* src, size_t n, const char* call) {
+// nbi: return once posted; a heap source may change only after quiet.
+static __device__ __noinline__ void put(const State& s, int pe, size_t roff, const void* src, size_t n, const char* call,
+                                        bool nbi) {
     if (n == 0) return;
     const Target t = target(s, pe);
     uint32_t last = 0;
-    if (post_put(t, s, roff, src, n, &last)) wait(s, t, last, pe, call);
+    if (post_put(t, s, roff, src, n, &last) && !nbi) wait(s, t, last, pe, call);
 }
 
 // Inline write of a value of n = 1..8 bytes (shmem_p, barrier flags); completes at quiet.
@@ -248,23 +257,6 @@ static __device__ __noinline__ uint64_t atomic64(const State& s, const Target& t
     return *reinterpret_cast<const volatile uint64_t*>(result_slot(t, idx));
 }
 
-// What an AMO (rma.h's Amo, passed as its integer value) makes of the old word value.
-enum AmoCode : int { kFetch = 0, kSet, kSwap, kCswap, kAdd, kFetchAdd, kAnd, kOr, kXor };
-
-__device__ __forceinline__ uint64_t amo_apply(int op, uint64_t old, uint64_t v, uint64_t c, uint64_t mask) {
-    uint64_t r = old;
-    switch (op) {
-        case kSet: case kSwap: r = v; break;
-        case kCswap: r = (old & mask) == c ? v : old; break;
-        case kAdd: case kFetchAdd: r = old + v; break;
-        case kAnd: r = old & v; break;
-        case kOr: r = old | v; break;
-        case kXor: r = old ^ v; break;
-        default: break;
-    }
-    return r & mask;
-}
-
 // An AMO on the width-byte word (4 or 8) at roff; v and c hold its bit pattern. Returns the
 // old value's bit pattern.
 static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff, int op, unsigned width, uint64_t v, uint64_t c,
@@ -278,30 +270,20 @@ static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff,
     // A compare-swap loop on the 8-byte word holding the operand (little-endian: a 4-byte value
     // at offset 4 of the word is its high half).
     const size_t word = roff & ~size_t{7};
-    const unsigned shift = static_cast<unsigned>(roff - word) * 8;
-    const uint64_t mask = width == 8 ? ~uint64_t{0} : 0xffffffffull;
-    uint64_t old = atomic64(s, t, pe, word, false, 0, 0, call);
-    if (op == kFetch) return (old >> shift) & mask;
-    for (;;) {
-        const uint64_t part = (old >> shift) & mask;
-        const uint64_t next = amo_apply(op, part, v & mask, c & mask, mask);
-        if (next == part) return part;  // nothing to write (a failed cswap, or an idempotent op)
-        const uint64_t want = (old & ~(mask << shift)) | (next << shift);
-        const uint64_t seen = atomic64(s, t, pe, word, true, want, old, call);
-        if (seen == old) return part;
-        old = seen;
-    }
+    const uint64_t first = atomic64(s, t, pe, word, false, 0, 0, call);
+    return amo_by_cas(op, width, static_cast<unsigned>(roff - word) * 8, first, v, c,
+                      [&](uint64_t expect, uint64_t want) { return atomic64(s, t, pe, word, true, want, expect, call); });
 }
 
 // Data, then the signal on the same QP (set: 8-byte inline write; add: fetch-add).
 static __device__ __noinline__ void put_signal(const State& s, int pe, size_t roff, const void* src, size_t n, size_t sig_off,
-                                  uint64_t value, int op, const char* call) {
+                                  uint64_t value, int op, const char* call, bool nbi) {
     const Target t = target(s, pe);
     uint32_t last = 0;
-    const bool from_heap = n != 0 && post_put(t, s, roff, src, n, &last);
-    if (op == 0) last = post(t, from_heap, InlineValue{t, sig_off, value, 8});
-    else last = post(t, from_heap, Atomic{t, sig_off, false, value, 0});
-    if (from_heap) wait(s, t, last, pe, call);  // the source is reusable on return
+    const bool wait_source = n != 0 && post_put(t, s, roff, src, n, &last) && !nbi;
+    if (op == 0) last = post(t, wait_source, InlineValue{t, sig_off, value, 8});
+    else last = post(t, wait_source, Atomic{t, sig_off, false, value, 0});
+    if (wait_source) wait(s, t, last, pe, call);  // the source is reusable on return
 }
 
 // Every WQE posted to any QP of this PE before the call is complete: the calling thread's own

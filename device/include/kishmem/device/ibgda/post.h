@@ -261,12 +261,14 @@ __device__ __forceinline__ uint32_t post_thread(const DeviceQp& qp, uint8_t fm_c
     return idx;
 }
 
-// One WQE per active lane, one reservation and one doorbell for the warp. Every active lane
-// calls it (converged); the last lane's WQE carries last_flags (kCtrlCqUpdate to get one CQE
-// per batch), the others flags. Returns this lane's slot index.
+// One WQE per lane of `mask` (every lane of it calls, converged), one reservation, one doorbell
+// record update and one doorbell for all of them. The last lane's WQE carries last_flags, the
+// others flags; with signal_every = 2^k > 0 the last one is also signalled when the batch
+// covers a slot post_thread would have signalled (CQ credits keep coming). Returns this lane's
+// slot index.
 template <Share S, class Credit = CqCredit, class Build>
-__device__ __forceinline__ uint32_t post_warp(const DeviceQp& qp, uint8_t flags, uint8_t last_flags, Build build) {
-    const uint32_t mask = __activemask();
+__device__ __forceinline__ uint32_t post_group(const DeviceQp& qp, uint32_t mask, uint8_t flags, uint8_t last_flags,
+                                               uint32_t signal_every, Build build) {
     const uint32_t lane = detail::lane_id();
     const uint32_t leader = __ffs(mask) - 1;
     const uint32_t last = 31 - __clz(mask);
@@ -279,7 +281,10 @@ __device__ __forceinline__ uint32_t post_warp(const DeviceQp& qp, uint8_t flags,
     }
     base = __shfl_sync(mask, base, leader);
     const uint32_t idx = base + rank;
-    const mlx5::WqeHeader h{static_cast<uint16_t>(idx), qp.qpn, lane == last ? last_flags : flags};
+    uint8_t f = lane == last ? last_flags : flags;
+    if (lane == last && signal_every != 0 && ((base + n) / signal_every) != (base / signal_every))
+        f |= mlx5::kCtrlCqUpdate;
+    const mlx5::WqeHeader h{static_cast<uint16_t>(idx), qp.qpn, f};
     void* slot = qp.sq + (static_cast<size_t>(idx & ((1u << qp.log_bbs) - 1)) << mlx5::kSendWqeShift);
     const uint64_t mine = build(slot, h, idx);
     detail::fence_sys();  // one warp-wide instruction: every lane's WQE before the record
@@ -287,6 +292,12 @@ __device__ __forceinline__ uint32_t post_warp(const DeviceQp& qp, uint8_t flags,
     if (lane == leader) publish<S>(qp, base, n, dbv);
     __syncwarp(mask);
     return idx;
+}
+
+// post_group over the active lanes (the warp-cooperative post of the benchmarks).
+template <Share S, class Credit = CqCredit, class Build>
+__device__ __forceinline__ uint32_t post_warp(const DeviceQp& qp, uint8_t flags, uint8_t last_flags, Build build) {
+    return post_group<S, Credit>(qp, __activemask(), flags, last_flags, 0, build);
 }
 
 // ---- builders for the common WQEs (pass to post_thread / post_warp) -------------------------------

@@ -1,0 +1,175 @@
+// The CPU-proxy backend of the device RMA/AMO/signal/quiet routines (remote.h calls it for PEs
+// that are neither mapped nor reached over IBGDA). Every operation is a 64-byte descriptor
+// (proxy/channel.h) the calling thread writes into channel (block % n) of State::proxy; the
+// host's proxy thread executes it and advances the channel's `done` word.
+//
+// What each routine posts:
+//   put      source in global memory (the symmetric heap, cudaMalloc'd or mapped host memory):
+//            one put descriptor naming it; blocking forms wait for its completion (the source
+//            is reusable on return), _nbi forms return once posted. Any other source (local or
+//            shared memory): its bytes travel inline, 48 per descriptor, never waited for.
+//   p        one inline descriptor; completes at quiet.
+//   get / g  destination in global memory: one get descriptor naming it; otherwise 64-byte
+//            pieces into the descriptor's result slot, copied out. Both wait.
+//   AMOs     one descriptor (the proxy runs every AMO, 4 or 8 bytes); waits; the old value
+//            comes back through the result slot.
+//   put_signal  the data as put, then a signal descriptor on the same channel: the proxy runs
+//            a channel in order, so the signal lands after the data.
+//   quiet    waits until every channel's done reaches its reservation counter as read when
+//            the call began.
+// Lanes of a warp posting to the same channel together take their slots with one atomic.
+// A descriptor the proxy rejected traps at the next wait or quiet, naming the PE, the call,
+// the error and the descriptor.
+#pragma once
+#if defined(__CUDACC__)
+#include <stdint.h>
+
+#include <cstdio>
+
+#include "kishmem/device/proxy/channel.h"
+#include "kishmem/device/state.h"
+
+namespace kishmem::device::proxy {
+
+namespace kp = kishmem::proxy;
+
+__device__ __forceinline__ const kp::Channel& channel(const State& s) {
+    const unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    return s.proxy->channels[b % static_cast<unsigned>(s.proxy->n)];
+}
+
+// `done` read across PCIe, and kept in `seen` (GPU memory) for the threads that come after.
+__device__ __forceinline__ uint32_t refresh(const kp::Channel& c) {
+    uint32_t v, old;
+    asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(c.done) : "memory");
+    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(old) : "l"(c.seen) : "memory");
+    if (static_cast<int32_t>(v - old) > 0) asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(c.seen), "r"(v) : "memory");
+    return v;
+}
+
+// Until done >= target (free-running indices): first by what this GPU has seen already.
+__device__ __forceinline__ void until(const kp::Channel& c, uint32_t target) {
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(c.seen) : "memory");
+    if (static_cast<int32_t>(target - v) <= 0) return;
+    while (static_cast<int32_t>(target - refresh(c)) > 0) {
+    }
+}
+
+static __device__ __noinline__ void trap_proxy(const State& s, const kp::Channel& c, const char* call) {
+    static const char* const names[] = {"?", "unknown operation", "PE out of range", "range outside the heap",
+                                        "transfer failed", "bad atomic"};
+    const uint32_t e = *c.error, code = e & 0xffu;
+    printf("kishmem: PE %d: %s (device, block %d thread %d): an operation to PE %u through the CPU proxy failed: %s "
+           "(descriptor %u); the host log (SHMEM_DEBUG=1) has the details\n",
+           s.my_pe, call, blockIdx.x, threadIdx.x, e >> 16, code < 6 ? names[code] : names[0], *c.error_index);
+    __trap();
+}
+
+// Slot indices for the calling lanes: lanes that post to the same channel at the same time
+// take theirs with one atomic (in lane order), then wait until the ring has room.
+__device__ __forceinline__ uint32_t reserve(const kp::Channel& c) {
+    const unsigned group = __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>(c.resv));
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    const unsigned leader = __ffs(group) - 1;
+    uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(c.resv, static_cast<uint32_t>(__popc(group)));
+    const uint32_t idx = __shfl_sync(group, base, leader) + __popc(group & ((1u << lane) - 1));
+    until(c, idx + 1 - (1u << c.log_slots));  // the slot's previous descriptor is complete
+    return idx;
+}
+
+// Writes descriptor (op, aux, pe, body) into a reserved slot: words 1..7, a system fence, word 0.
+__device__ __forceinline__ void write_desc(const kp::Channel& c, uint32_t idx, uint8_t op, uint8_t aux, int pe,
+                                          const kp::DescBody& b) {
+    uint64_t* w = reinterpret_cast<uint64_t*>(kp::desc_slot(c, idx));
+    w[1] = b.w[1];
+    reinterpret_cast<ulonglong2*>(w)[1] = make_ulonglong2(b.w[2], b.w[3]);
+    reinterpret_cast<ulonglong2*>(w)[2] = make_ulonglong2(b.w[4], b.w[5]);
+    reinterpret_cast<ulonglong2*>(w)[3] = make_ulonglong2(b.w[6], b.w[7]);
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+    *reinterpret_cast<volatile uint64_t*>(w) = kp::desc_word0(idx + 1, op, aux, static_cast<uint32_t>(pe));
+}
+
+__device__ __forceinline__ uint32_t post(const kp::Channel& c, uint8_t op, uint8_t aux, int pe, const kp::DescBody& b) {
+    const uint32_t idx = reserve(c);
+    write_desc(c, idx, op, aux, pe, b);
+    return idx;
+}
+
+// Until descriptor idx (and every one before it on the channel) is complete.
+__device__ __forceinline__ void wait(const State& s, const kp::Channel& c, uint32_t idx, const char* call) {
+    until(c, idx + 1);
+    if (*c.error != 0) trap_proxy(s, c, call);
+}
+
+static __device__ __noinline__ void put(const State& s, int pe, size_t roff, const void* src, size_t n, const char* call,
+                                        bool nbi) {
+    if (n == 0) return;
+    const kp::Channel& c = channel(s);
+    if (__isGlobal(src)) {
+        const uint32_t idx = post(c, kp::kOpPut, 0, pe, kp::body_put(roff, reinterpret_cast<uint64_t>(src), n));
+        if (!nbi) wait(s, c, idx, call);
+        return;
+    }
+    const char* sp = static_cast<const char*>(src);
+    for (size_t done = 0; done < n; done += kp::kProxyInlineBytes) {
+        const uint32_t len = static_cast<uint32_t>(n - done < kp::kProxyInlineBytes ? n - done : kp::kProxyInlineBytes);
+        post(c, kp::kOpPutInline, static_cast<uint8_t>(len), pe, kp::body_inline(roff + done, sp + done, len));
+    }
+}
+
+// A value of n = 1..8 bytes (shmem_p, barrier flags); completes at quiet.
+static __device__ __noinline__ void put_value(const State& s, int pe, size_t roff, uint64_t value, uint32_t n) {
+    post(channel(s), kp::kOpPutInline, static_cast<uint8_t>(n), pe, kp::body_inline(roff, &value, n));
+}
+
+static __device__ __noinline__ void get(const State& s, int pe, size_t roff, void* dst, size_t n, const char* call) {
+    if (n == 0) return;
+    const kp::Channel& c = channel(s);
+    if (__isGlobal(dst)) {
+        wait(s, c, post(c, kp::kOpGet, 0, pe, kp::body_get(roff, reinterpret_cast<uint64_t>(dst), n)), call);
+        return;
+    }
+    char* dp = static_cast<char*>(dst);
+    for (size_t done = 0; done < n; done += kp::kResultBytes) {
+        const uint32_t len = static_cast<uint32_t>(n - done < kp::kResultBytes ? n - done : kp::kResultBytes);
+        const uint32_t idx = post(c, kp::kOpGet, 0, pe, kp::body_get(roff + done, 0, len));
+        wait(s, c, idx, call);
+        const volatile uint8_t* r = kp::result_slot(c, idx);
+        for (uint32_t i = 0; i < len; ++i) dp[done + i] = r[i];
+    }
+}
+
+// AMO `op` (AmoCode) on the width-byte (4 or 8) word at roff; returns the old bit pattern.
+static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff, int op, unsigned width, uint64_t v, uint64_t c,
+                                            const char* call) {
+    const kp::Channel& ch = channel(s);
+    const uint8_t aux = static_cast<uint8_t>(op | (width == 8 ? kp::kAmoWide : 0));
+    const uint32_t idx = post(ch, kp::kOpAmo, aux, pe, kp::body_amo(roff, v, c));
+    wait(s, ch, idx, call);
+    return *reinterpret_cast<const volatile uint64_t*>(kp::result_slot(ch, idx));
+}
+
+static __device__ __noinline__ void put_signal(const State& s, int pe, size_t roff, const void* src, size_t n, size_t sig_off,
+                                               uint64_t value, int op, const char* call, bool nbi) {
+    put(s, pe, roff, src, n, call, true);
+    const kp::Channel& c = channel(s);
+    const uint32_t idx = post(c, kp::kOpSignal, static_cast<uint8_t>(op != 0), pe, kp::body_signal(sig_off, value));
+    if (!nbi && n != 0 && __isGlobal(src)) wait(s, c, idx, call);  // the source is reusable on return
+}
+
+// Every descriptor posted to any channel before the call is complete (this CTA's and, as
+// for IBGDA, those of CTAs this thread may have synchronized with).
+static __device__ __noinline__ void quiet(const State& s) {
+    for (int i = 0; i < s.proxy->n; ++i) {
+        const kp::Channel& c = s.proxy->channels[i];
+        until(c, *reinterpret_cast<volatile uint32_t*>(c.resv));
+        if (*c.error != 0) trap_proxy(s, c, "shmem_quiet");
+    }
+}
+
+}  // namespace kishmem::device::proxy
+
+#endif  // __CUDACC__

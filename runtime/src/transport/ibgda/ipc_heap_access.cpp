@@ -1,0 +1,152 @@
+// See ipc_heap_access.h.
+#include "ipc_heap_access.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+
+#include "kishmem/device/state.h"
+
+namespace kishmem::ibgda {
+
+std::string cuda_error_text(const char* what, int err) {
+    cudaGetLastError();
+    return std::string(what) + ": " + cudaGetErrorString(static_cast<cudaError_t>(err));
+}
+
+namespace {
+
+// The target PEs' GPU heaps through the CUDA IPC mappings, from the NIC's thread.
+class IpcHeapAccess final : public HeapAccess {
+public:
+    // bases[pe]: pe's GPU heap as mapped here (nullptr: not mapped); self: this PE's own heap
+    // of heap_bytes (where data segments point).
+    IpcHeapAccess(std::vector<char*> bases, char* self, std::size_t heap_bytes, int device)
+        : bases_(std::move(bases)), self_(self), heap_bytes_(heap_bytes), device_(device) {}
+    ~IpcHeapAccess() override {
+        if (stream_) cudaStreamDestroy(stream_);
+        if (old_) cudaFreeHost(old_);
+        if (stage_) cudaFreeHost(stage_);
+    }
+
+    Status open(std::string* why) {
+        cudaError_t e = cudaSetDevice(device_);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaMallocHost(reinterpret_cast<void**>(&old_), sizeof *old_);
+        if (e == cudaSuccess) e = cudaMallocHost(reinterpret_cast<void**>(&stage_), kStageBytes);
+        if (e != cudaSuccess) return *why = cuda_error_text("executor stream and pinned buffers", static_cast<int>(e)), Status::unsupported;
+        return Status::ok;
+    }
+
+    Status write(int pe, std::size_t off, const void* src, std::size_t n) override {
+        char* t = target(pe);
+        if (!t) return Status::unreachable;
+        if (n <= kStageBytes && !device_memory(src)) {
+            // Host bytes (an inline WQE's or descriptor's, in the executor's own copy that is
+            // reused for the next one): into pinned staging that stays untouched until the flush
+            // that completes the copy.
+            if (stage_used_ + n > kStageBytes) {
+                Status f = flush();
+                if (f != Status::ok) return f;
+            }
+            std::memcpy(stage_ + stage_used_, src, n);
+            src = stage_ + stage_used_;
+            stage_used_ += n;
+        }
+        pending_ = true;
+        return check(cudaMemcpyAsync(t + off, src, n, cudaMemcpyDefault, stream_), "write");
+    }
+    Status read(int pe, std::size_t off, void* dst, std::size_t n) override {
+        char* t = target(pe);
+        if (!t) return Status::unreachable;
+        pending_ = true;
+        Status s = check(cudaMemcpyAsync(dst, t + off, n, cudaMemcpyDefault, stream_), "read");
+        return s == Status::ok ? flush() : s;
+    }
+    Status fetch_add(int pe, std::size_t off, uint64_t add, uint64_t* old) override {
+        return atomic(pe, off, false, add, 0, old);
+    }
+    Status compare_swap(int pe, std::size_t off, uint64_t compare, uint64_t swap, uint64_t* old) override {
+        return atomic(pe, off, true, swap, compare, old);
+    }
+    Status flush() override {
+        if (!pending_) return Status::ok;
+        pending_ = false;
+        stage_used_ = 0;
+        return check(cudaStreamSynchronize(stream_), "flush");
+    }
+
+    // One atomic on this PE's own heap (adding 0 to a reserved word): loads the atomic kernel
+    // now, not while a posting kernel runs, and proves the path.
+    Status warm_up(std::size_t off) {
+        uint64_t old = 0;
+        return atomic(-1, off, false, 0, 0, &old);
+    }
+
+private:
+    // Whether src is GPU memory (this PE's heap, a cudaMalloc'd buffer, a peer mapping).
+    bool device_memory(const void* src) const {
+        const char* sp = static_cast<const char*>(src);
+        if (sp >= self_ && sp < self_ + heap_bytes_) return true;
+        cudaPointerAttributes a{};
+        if (cudaPointerGetAttributes(&a, src) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+    }
+    char* target(int pe) {
+        bind_thread();
+        if (pe == -1) return self_;
+        return pe >= 0 && static_cast<std::size_t>(pe) < bases_.size() ? bases_[pe] : nullptr;
+    }
+    // The NIC's thread starts with no current device; its stream belongs to device_.
+    void bind_thread() {
+        thread_local int bound = -1;
+        if (bound != device_) {
+            cudaSetDevice(device_);
+            bound = device_;
+        }
+    }
+    Status atomic(int pe, std::size_t off, bool cas, uint64_t operand, uint64_t compare, uint64_t* old) {
+        char* t = target(pe);
+        if (!t) return Status::unreachable;
+        pending_ = true;
+        Status s = check(static_cast<cudaError_t>(launch_nic_atomic(stream_, t + off, cas, operand, compare, old_)),
+                         "atomic");
+        if (s == Status::ok) s = flush();
+        if (s == Status::ok) *old = *old_;
+        return s;
+    }
+    Status check(cudaError_t e, const char* what) {
+        if (e == cudaSuccess) return Status::ok;
+        debug("IPC heap access (software NIC or CPU proxy): %s on a GPU heap failed: %s", what, cudaGetErrorString(e));
+        cudaGetLastError();
+        return Status::transport_error;
+    }
+
+    static constexpr std::size_t kStageBytes = 256 * 1024;
+    std::vector<char*> bases_;
+    char* self_;
+    std::size_t heap_bytes_;
+    int device_;
+    cudaStream_t stream_ = nullptr;
+    unsigned long long* old_ = nullptr;  // host-pinned: the atomic kernel's old value
+    char* stage_ = nullptr;              // host-pinned: inline bytes on their way
+    std::size_t stage_used_ = 0;
+    bool pending_ = false;
+};
+
+}  // namespace
+
+Status make_ipc_heap_access(std::vector<char*> bases, char* self, std::size_t heap_bytes, int device,
+                            std::unique_ptr<HeapAccess>* out, std::string* why) {
+    auto h = std::make_unique<IpcHeapAccess>(std::move(bases), self, heap_bytes, device);
+    Status s = h->open(why);
+    if (s == Status::ok && (s = h->warm_up(device::kDevReserved - 8)) != Status::ok)
+        *why = "an atomic on this PE's own GPU heap failed";
+    if (s == Status::ok) *out = std::move(h);
+    return s;
+}
+
+}  // namespace kishmem::ibgda

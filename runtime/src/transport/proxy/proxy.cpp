@@ -1,0 +1,260 @@
+// The CPU proxy's executor (see proxy.h and device/include/kishmem/device/proxy/channel.h).
+#include "proxy.h"
+
+#include <sched.h>
+
+#include <cstring>
+
+#include "kishmem/device/amo_code.h"
+
+namespace kishmem::proxy {
+
+namespace {
+
+constexpr std::size_t kCtlBytes = 64;
+
+uint32_t load_acquire(const volatile uint32_t* p) {
+    return __atomic_load_n(const_cast<const uint32_t*>(p), __ATOMIC_ACQUIRE);
+}
+
+const char* op_name(uint8_t op) {
+    switch (op) {
+        case kOpPut: return "put";
+        case kOpPutInline: return "inline put";
+        case kOpGet: return "get";
+        case kOpAmo: return "atomic";
+        case kOpSignal: return "signal";
+    }
+    return "unknown";
+}
+
+}  // namespace
+
+Proxy::Proxy(ibgda::HeapAccess* heap, int npes, std::size_t heap_bytes, ProxyOptions opt)
+    : heap_(heap), npes_(npes), heap_bytes_(heap_bytes), opt_(opt) {
+    if (opt_.max_per_pass == 0) opt_.max_per_pass = 1;
+}
+
+Proxy::~Proxy() {
+    stop();
+    for (Chan& c : ch_) ibgda::free_queue_memory(&c.mem);
+}
+
+Status Proxy::open(int n, uint32_t log_slots) {
+    if (n < 1 || log_slots < 1 || log_slots > 16 || !ch_.empty()) return Status::invalid;
+    ch_.resize(n);
+    const std::size_t ring = std::size_t{kDescBytes} << log_slots, results = std::size_t{kResultBytes} << log_slots;
+    for (Chan& c : ch_) {
+        Status s = ibgda::alloc_queue_memory(ring + results + kCtlBytes, &c.mem);
+        if (s != Status::ok) return s;
+        uint8_t* base = static_cast<uint8_t*>(c.mem.ptr);
+        uint32_t* ctl = reinterpret_cast<uint32_t*>(base + ring + results);
+        c.view.ring = base;
+        c.view.result = base + ring;
+        c.view.done = ctl;
+        c.view.error = ctl + 1;
+        c.view.error_index = ctl + 2;
+        c.view.resv = ctl + 4;
+        c.view.seen = ctl + 5;
+        c.view.log_slots = log_slots;
+    }
+    return Status::ok;
+}
+
+void Proxy::start() { thread_.start([this] { return poll(); }, opt_.idle_spin_us, opt_.max_sleep_us); }
+
+void Proxy::stop() { thread_.stop(); }
+
+std::size_t Proxy::poll() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return poll_locked();
+}
+
+ProxyStats Proxy::stats() const {
+    ProxyStats s;
+    s.executed = n_.executed.load(std::memory_order_relaxed);
+    s.errors = n_.errors.load(std::memory_order_relaxed);
+    s.bytes = n_.bytes.load(std::memory_order_relaxed);
+    s.flushes = n_.flushes.load(std::memory_order_relaxed);
+    return s;
+}
+
+// Each channel: execute the descriptors whose seq says they are written, in order, up to
+// max_per_pass. Then, once for the pass, make the data visible (flush) and publish each
+// advanced channel's done: a completion always follows the delivery of the data.
+std::size_t Proxy::poll_locked() {
+    std::size_t total = 0;
+    for (Chan& c : ch_) {
+        const uint32_t start = c.tail;
+        while (c.tail - start < opt_.max_per_pass) {
+            const uint64_t* w = reinterpret_cast<const uint64_t*>(desc_slot(c.view, c.tail));
+            const uint64_t w0 = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+            if (static_cast<uint32_t>(w0) != c.tail + 1) break;
+            uint64_t words[8];
+            std::memcpy(words, w, sizeof words);
+            words[0] = w0;
+            const Desc d = decode_desc(words);
+            std::string why;
+            const uint32_t err = execute(c, c.tail, d, &why);
+            if (err != 0) {
+                n_.errors.fetch_add(1, std::memory_order_relaxed);
+                debug("CPU proxy: descriptor %u (%s to PE %u, offset %llu): %s", c.tail, op_name(d.op), d.pe,
+                      static_cast<unsigned long long>(d.w[1]), why.c_str());
+                if (*c.view.error == 0) {
+                    *c.view.error_index = c.tail;
+                    __atomic_store_n(const_cast<uint32_t*>(c.view.error), 0x100u | err | (d.pe & 0xffffu) << 16,
+                                     __ATOMIC_RELEASE);
+                }
+            }
+            ++c.tail;
+        }
+        total += c.tail - start;
+    }
+    if (total == 0) return 0;
+    if (dirty_) {
+        n_.flushes.fetch_add(1, std::memory_order_relaxed);
+        heap_->flush();
+        dirty_ = false;
+    }
+    for (Chan& c : ch_)
+        if (*c.view.done != c.tail) __atomic_store_n(const_cast<uint32_t*>(c.view.done), c.tail, __ATOMIC_RELEASE);
+    n_.executed.fetch_add(total, std::memory_order_relaxed);
+    return total;
+}
+
+uint32_t Proxy::check_range(const Desc& d, uint64_t n, std::string* why) const {
+    if (d.pe >= static_cast<uint32_t>(npes_)) {
+        *why = "PE " + std::to_string(d.pe) + " is out of range (0.." + std::to_string(npes_ - 1) + ")";
+        return kErrPe;
+    }
+    const uint64_t off = d.w[1];
+    if (off > heap_bytes_ || n > heap_bytes_ - off) {
+        *why = std::to_string(n) + " bytes at offset " + std::to_string(off) + " run past the heap (" +
+               std::to_string(heap_bytes_) + " bytes)";
+        return kErrRange;
+    }
+    return 0;
+}
+
+uint32_t Proxy::execute(Chan& c, uint32_t idx, const Desc& d, std::string* why) {
+    const int pe = static_cast<int>(d.pe);
+    const uint64_t off = d.w[1];
+    Status s = Status::ok;
+    uint64_t n = 0;
+    uint32_t err = 0;
+    switch (d.op) {
+        case kOpPut:
+            n = d.w[3];
+            if ((err = check_range(d, n, why)) != 0) return err;
+            if (n != 0) s = heap_->write(pe, off, reinterpret_cast<const void*>(d.w[2]), n);
+            dirty_ = true;
+            break;
+        case kOpPutInline:
+            n = d.aux;
+            if (n == 0 || n > kProxyInlineBytes) {
+                *why = "inline length " + std::to_string(n) + " (1.." + std::to_string(kProxyInlineBytes) + ")";
+                return kErrOp;
+            }
+            if ((err = check_range(d, n, why)) != 0) return err;
+            s = heap_->write(pe, off, &d.w[2], n);
+            dirty_ = true;
+            break;
+        case kOpGet: {
+            n = d.w[3];
+            void* dst = d.w[2] != 0 ? reinterpret_cast<void*>(d.w[2]) : result_slot(c.view, idx);
+            if (d.w[2] == 0 && n > kResultBytes) {
+                *why = "a get of " + std::to_string(n) + " bytes into the result slot (at most 64)";
+                return kErrOp;
+            }
+            if ((err = check_range(d, n, why)) != 0) return err;
+            if (n != 0) s = heap_->read(pe, off, dst, n);
+            break;
+        }
+        case kOpAmo: {
+            uint64_t old = 0;
+            if ((err = amo(d, &old, why)) != 0) return err;
+            std::memcpy(result_slot(c.view, idx), &old, sizeof old);
+            n = 8;
+            break;
+        }
+        case kOpSignal:
+            n = 8;
+            if ((err = check_range(d, n, why)) != 0) return err;
+            if (off % 8 != 0) {
+                *why = "signal at an offset that is not 8-byte aligned";
+                return kErrRange;
+            }
+            if (d.aux == 0) {
+                s = heap_->write(pe, off, &d.w[4], 8);
+                dirty_ = true;
+            } else {
+                uint64_t old;
+                s = heap_->fetch_add(pe, off, d.w[4], &old);
+            }
+            break;
+        default:
+            *why = "unknown operation " + std::to_string(d.op);
+            return kErrOp;
+    }
+    if (s != Status::ok) {
+        *why = std::string("the transfer failed: ") + status_name(s);
+        return kErrTransfer;
+    }
+    n_.bytes.fetch_add(n, std::memory_order_relaxed);
+    return 0;
+}
+
+// The width-byte AMO of d on the target: the NIC-like 64-bit fetch-add and compare-swap where
+// they fit, a compare-swap loop on the enclosing 8-byte word otherwise.
+uint32_t Proxy::amo(const Desc& d, uint64_t* old, std::string* why) {
+    const int code = d.aux & 0x0f;
+    const unsigned width = (d.aux & kAmoWide) ? 8 : 4;
+    const uint64_t off = d.w[1], v = d.w[4], cmp = d.w[5];
+    if (code > device::kXor || off % width != 0) {
+        *why = "atomic code " + std::to_string(code) + " on " + std::to_string(width) + " bytes at offset " +
+               std::to_string(off);
+        return kErrAmo;
+    }
+    uint32_t err = check_range(d, width, why);
+    if (err != 0) return err;
+    const int pe = static_cast<int>(d.pe);
+    Status s = Status::ok;
+    if (width == 8 && (code == device::kFetch || code == device::kAdd || code == device::kFetchAdd)) {
+        s = heap_->fetch_add(pe, off, code == device::kFetch ? 0 : v, old);
+    } else if (width == 8 && code == device::kCswap) {
+        s = heap_->compare_swap(pe, off, cmp, v, old);
+    } else {
+        const uint64_t word = off & ~uint64_t{7};
+        uint64_t first = 0;
+        s = heap_->fetch_add(pe, word, 0, &first);
+        if (s == Status::ok)
+            *old = device::amo_by_cas(code, width, static_cast<unsigned>(off - word) * 8, first, v, cmp,
+                                      [&](uint64_t expect, uint64_t want) {
+                                          uint64_t seen = expect;
+                                          if (s == Status::ok) s = heap_->compare_swap(pe, word, expect, want, &seen);
+                                          return s == Status::ok ? seen : expect;
+                                      });
+    }
+    if (s != Status::ok) {
+        *why = std::string("the atomic failed: ") + status_name(s);
+        return kErrTransfer;
+    }
+    return 0;
+}
+
+uint32_t post_host(const Channel& c, uint8_t op, uint8_t aux, int pe, const DescBody& b) {
+    const uint32_t idx = __atomic_fetch_add(c.resv, 1u, __ATOMIC_RELAXED);
+    const uint32_t size = 1u << c.log_slots;
+    while (idx + 1 - load_acquire(c.done) > size) sched_yield();
+    uint64_t* w = reinterpret_cast<uint64_t*>(desc_slot(c, idx));
+    std::memcpy(w + 1, &b.w[1], 7 * sizeof(uint64_t));
+    __atomic_store_n(w, desc_word0(idx + 1, op, aux, static_cast<uint32_t>(pe)), __ATOMIC_RELEASE);
+    return idx;
+}
+
+uint32_t wait_host(const Channel& c, uint32_t idx) {
+    while (static_cast<int32_t>(idx + 1 - load_acquire(c.done)) > 0) sched_yield();
+    return load_acquire(c.error);
+}
+
+}  // namespace kishmem::proxy
