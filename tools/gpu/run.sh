@@ -26,7 +26,7 @@ cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMP
   -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
   || { tail -30 "$RES/configure.log"; exit 1; }
 grep -E "kishmem:" "$RES/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_ibgda kishmem_gpu_perf > "$RES/build.log" 2>&1 \
+cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_remote kishmem_gpu_perf > "$RES/build.log" 2>&1 \
   || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
 
 # ---- private MPS daemon: several PEs on one GPU -------------------------------------------
@@ -47,14 +47,17 @@ for np in 1 2 4; do
     fi
   done
 done
-# The device path over IBGDA: every other PE through the software NIC (KISHMEM_REMOTE=ibgda).
-for np in 2 4; do
-  if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=ibgda KISHMEM_HANG_ABORT=60 \
-     tests/launch.sh mpirun "$np" 120 -- build-gpu/tests/gpu/gpu_ibgda >> "$RES/tests.log" 2>&1; then
-    echo "PASS gpu.ibgda np=$np"
-  else
-    echo "FAIL gpu.ibgda np=$np"; fails=$((fails + 1))
-  fi
+# The device path to PEs not reached by load/store, forced for every other PE: over IBGDA (the
+# software NIC) and through the CPU proxy.
+for path in ibgda proxy; do
+  for np in 2 4; do
+    if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=$path KISHMEM_HANG_ABORT=60 \
+       tests/launch.sh mpirun "$np" 120 -- build-gpu/tests/gpu/gpu_remote >> "$RES/tests.log" 2>&1; then
+      echo "PASS gpu.$path np=$np"
+    else
+      echo "FAIL gpu.$path np=$np"; fails=$((fails + 1))
+    fi
+  done
 done
 tail -20 "$RES/tests.log"
 

@@ -111,15 +111,18 @@ std::size_t Proxy::poll_locked() {
         total += c.tail - start;
     }
     if (total == 0) return 0;
-    if (dirty_) {
-        n_.flushes.fetch_add(1, std::memory_order_relaxed);
-        heap_->flush();
-        dirty_ = false;
-    }
+    flush();
     for (Chan& c : ch_)
         if (*c.view.done != c.tail) __atomic_store_n(const_cast<uint32_t*>(c.view.done), c.tail, __ATOMIC_RELEASE);
     n_.executed.fetch_add(total, std::memory_order_relaxed);
     return total;
+}
+
+void Proxy::flush() {
+    if (!dirty_) return;
+    n_.flushes.fetch_add(1, std::memory_order_relaxed);
+    heap_->flush();
+    dirty_ = false;
 }
 
 uint32_t Proxy::check_range(const Desc& d, uint64_t n, std::string* why) const {
@@ -136,10 +139,14 @@ uint32_t Proxy::check_range(const Desc& d, uint64_t n, std::string* why) const {
     return 0;
 }
 
+// A channel's descriptors take effect in order: a signal, an atomic or a get after writes
+// first makes those writes visible (the routes underneath, UCX among them, do not order a
+// put and a following operation by themselves).
 uint32_t Proxy::execute(Chan& c, uint32_t idx, const Desc& d, std::string* why) {
     const int pe = static_cast<int>(d.pe);
     const uint64_t off = d.w[1];
     Status s = Status::ok;
+    if (d.op == kOpSignal || d.op == kOpAmo || d.op == kOpGet) flush();
     uint64_t n = 0;
     uint32_t err = 0;
     switch (d.op) {

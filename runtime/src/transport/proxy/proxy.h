@@ -70,6 +70,7 @@ private:
         uint32_t tail = 0;  // next descriptor to execute
     };
     std::size_t poll_locked();
+    void flush();  // HeapAccess::flush when writes were issued since the last one
     // Executes descriptor idx of c; returns 0 or a ProxyError.
     uint32_t execute(Chan& c, uint32_t idx, const Desc& d, std::string* why);
     uint32_t amo(const Desc& d, uint64_t* old, std::string* why);

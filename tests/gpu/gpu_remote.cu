@@ -1,9 +1,11 @@
-// GPU test of the device path over IBGDA (run with KISHMEM_REMOTE=ibgda: every other PE is
-// reached by WQEs the kernels post to the software NIC, even on this GPU): puts of several
+// GPU test of the device path to PEs not reached by load/store, run with KISHMEM_REMOTE=ibgda
+// (every other PE is reached by WQEs the kernels post to the software NIC, even on this GPU)
+// and with KISHMEM_REMOTE=proxy (descriptors to the CPU proxy thread): puts of several
 // sizes from heap and private sources and from a thread, a warp and a block; p/g and gets into
 // heap and private buffers; a device barrier; put-with-signal (set and add) with
 // signal_wait_until; fetch-add from every PE summing exactly with every old value seen once;
-// 4-byte AMOs (compare-swap loops) and compare-swap; many CTAs posting at once.
+// 4-byte AMOs (compare-swap loops) and compare-swap; many CTAs posting at once; every lane of a
+// warp putting its own piece with putmem_nbi.
 // Exits 77 (CTest's skip) where no GPU is usable.
 #include <cuda_runtime.h>
 #include <shmem.h>
@@ -19,12 +21,13 @@
 
 // ---- kernels ----------------------------------------------------------------------------------
 
-// Whether this translation unit's device state routes peers over IBGDA.
+// Which remote path this translation unit's device state routes peers over.
 __global__ void k_probe(int* out) {
     out[0] = kishmem_dstate.ibgda != nullptr;
     // the right neighbour is not reached by load/store: its peer_base is cleared
     out[1] = kishmem_dstate.peer_base[(kishmem_dstate.my_pe + 1) % kishmem_dstate.n_pes] == nullptr;
     out[2] = kishmem_dstate.ibgda_qps_per_pe;
+    out[3] = kishmem_dstate.proxy != nullptr;
 }
 
 __global__ void k_put(char* dst, const char* src, size_t n, int pe, int scope) {
@@ -90,6 +93,15 @@ __global__ void k_many(int* dst) {
     shmem_quiet();
 }
 
+// Every thread puts its own `piece` bytes of src (heap) to the right PE with putmem_nbi (the
+// lanes of a warp post together), then one quiet.
+__global__ void k_nbi(char* dst, const char* src, size_t piece) {
+    int me = shmem_my_pe(), np = shmem_n_pes();
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    shmem_putmem_nbi(dst + i * piece, src + i * piece, piece, (me + 1) % np);
+    shmem_quiet();
+}
+
 static void sync_device() {
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
@@ -107,15 +119,22 @@ int main() {
     shmem_init();
     int me = shmem_my_pe(), np = shmem_n_pes(), left = (me + np - 1) % np, right = (me + 1) % np;
 
-    // 0. the device state says IBGDA (the test would pass over load/store too otherwise)
+    // 0. the device state names the remote path asked for (the test would pass over load/store
+    //    too otherwise)
+    const char* remote = getenv("KISHMEM_REMOTE");
+    const bool want_proxy = remote && std::strcmp(remote, "proxy") == 0;
     int* dprobe = nullptr;
-    int probe[3] = {0, 0, 0};
+    int probe[4] = {0, 0, 0, 0};
     CK(cudaMalloc(&dprobe, sizeof probe));
     k_probe<<<1, 1>>>(dprobe);
     sync_device();
     CK(cudaMemcpy(probe, dprobe, sizeof probe, cudaMemcpyDeviceToHost));
-    if (np > 1) CHECK(probe[0] == 1 && probe[1] == 1 && probe[2] > 0, "IBGDA not in the device state (%d %d %d): "
-                      "run with KISHMEM_REMOTE=ibgda", probe[0], probe[1], probe[2]);
+    if (np > 1 && want_proxy)
+        CHECK(probe[0] == 0 && probe[1] == 1 && probe[3] == 1, "the proxy is not in the device state (%d %d %d)",
+              probe[0], probe[1], probe[3]);
+    else if (np > 1)
+        CHECK(probe[0] == 1 && probe[1] == 1 && probe[2] > 0, "IBGDA not in the device state (%d %d %d): "
+              "run with KISHMEM_REMOTE=ibgda or proxy", probe[0], probe[1], probe[2]);
 
     // 1. puts: sizes around the inline limit (28 bytes) and large ones, from the heap (data
     //    segments) and from private GPU memory (inline chunks), by a thread, a warp, a block
@@ -248,9 +267,22 @@ int main() {
     std::vector<int> hm(mb * mt);
     CK(cudaMemcpy(hm.data(), many, hm.size() * sizeof(int), cudaMemcpyDeviceToHost));
     for (int i = 0; i < mb * mt; ++i) CHECK(hm[i] == 7 * i + left, "many CTAs: element %d = %d", i, hm[i]);
+    if (me == 0) std::printf("ok many CTAs\n");
+
+    // 7. putmem_nbi of 40-byte pieces (data segments / put descriptors) by 4 CTAs of 96 threads
+    const int nb = 4, ntb = 96;
+    const size_t piece = 40;
+    CK(cudaMemset(rbuf, 0, nb * ntb * piece));
+    sync_device();
+    shmem_barrier_all();
+    k_nbi<<<nb, ntb>>>(rbuf, sbuf, piece);
+    sync_device();
+    shmem_barrier_all();
+    CK(cudaMemcpy(hb.data(), rbuf, nb * ntb * piece, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < nb * ntb * piece; ++i) CHECK(hb[i] == pattern(left, i, 1), "putmem_nbi pieces: byte %zu", i);
 
     shmem_barrier_all();
-    if (me == 0) std::printf("PASS gpu_ibgda on %d PEs\n", np);
+    if (me == 0) std::printf("PASS gpu_remote (%s) on %d PEs\n", want_proxy ? "proxy" : "ibgda", np);
     shmem_finalize();
     return 0;
 }
