@@ -115,6 +115,8 @@ std::size_t Proxy::poll_locked() {
     for (Chan& c : ch_)
         if (*c.view.done != c.tail) __atomic_store_n(const_cast<uint32_t*>(c.view.done), c.tail, __ATOMIC_RELEASE);
     n_.executed.fetch_add(total, std::memory_order_relaxed);
+    n_.bytes.fetch_add(pass_bytes_, std::memory_order_relaxed);
+    pass_bytes_ = 0;
     return total;
 }
 
@@ -207,7 +209,7 @@ uint32_t Proxy::execute(Chan& c, uint32_t idx, const Desc& d, std::string* why) 
         *why = std::string("the transfer failed: ") + status_name(s);
         return kErrTransfer;
     }
-    n_.bytes.fetch_add(n, std::memory_order_relaxed);
+    pass_bytes_ += n;
     return 0;
 }
 

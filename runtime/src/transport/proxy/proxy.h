@@ -83,6 +83,7 @@ private:
     std::vector<Chan> ch_;
     std::mutex mu_;  // one pass at a time
     bool dirty_ = false;
+    uint64_t pass_bytes_ = 0;  // bytes of the pass under way (the shared counter is updated once per pass)
     struct Counters {
         std::atomic<uint64_t> executed{0}, errors{0}, bytes{0}, flushes{0};
     } n_;
