@@ -115,6 +115,9 @@ extern "C" {
     int shmem_##N##_alltoall(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
         return alltoall("shmem_" #N "_alltoall", t, d, s, n * sizeof(T));                                         \
     }                                                                                                             \
+    K_ALIAS(int, N##_broadcast, shmem_team_t, T*, const T*, size_t, int)                                          \
+    K_ALIAS(int, N##_fcollect, shmem_team_t, T*, const T*, size_t)                                                \
+    K_ALIAS(int, N##_alltoall, shmem_team_t, T*, const T*, size_t)                                                \
     int shmem_##N##_alltoalls(shmem_team_t t, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {        \
         return alltoalls("shmem_" #N "_alltoalls", t, d, s, dst, sst, n, sizeof(T));                              \
     }
@@ -126,6 +129,9 @@ int shmem_broadcastmem(shmem_team_t t, void* d, const void* s, size_t n, int roo
 int shmem_collectmem(shmem_team_t t, void* d, const void* s, size_t n) { return collect("shmem_collectmem", t, d, s, n); }
 int shmem_fcollectmem(shmem_team_t t, void* d, const void* s, size_t n) { return fcollect("shmem_fcollectmem", t, d, s, n); }
 int shmem_alltoallmem(shmem_team_t t, void* d, const void* s, size_t n) { return alltoall("shmem_alltoallmem", t, d, s, n); }
+K_ALIAS(int, broadcastmem, shmem_team_t, void*, const void*, size_t, int)
+K_ALIAS(int, fcollectmem, shmem_team_t, void*, const void*, size_t)
+K_ALIAS(int, alltoallmem, shmem_team_t, void*, const void*, size_t)
 int shmem_alltoallsmem(shmem_team_t t, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {
     return alltoalls("shmem_alltoallsmem", t, d, s, dst, sst, n, 1);
 }
@@ -133,7 +139,8 @@ int shmem_alltoallsmem(shmem_team_t t, void* d, const void* s, ptrdiff_t dst, pt
 #define DEFINE_REDUCE(T, N, OP, OPT)                                                                              \
     int shmem_##N##_##OP##_reduce(shmem_team_t t, T* d, const T* s, size_t n) {                                  \
         return reduce<T, OPT>("shmem_" #N "_" #OP "_reduce", t, d, s, n);                                         \
-    }
+    }                                                                                                             \
+    K_ALIAS(int, N##_##OP##_reduce, shmem_team_t, T*, const T*, size_t)
 #define DEFINE_REDUCE_BIT(T, N) DEFINE_REDUCE(T, N, and, OpAnd) DEFINE_REDUCE(T, N, or, OpOr) DEFINE_REDUCE(T, N, xor, OpXor)
 #define DEFINE_REDUCE_MINMAX(T, N) DEFINE_REDUCE(T, N, max, OpMax) DEFINE_REDUCE(T, N, min, OpMin)
 #define DEFINE_REDUCE_ARITH(T, N)                                                                                 \

@@ -26,7 +26,7 @@ cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMP
   -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
   || { tail -30 "$RES/configure.log"; exit 1; }
 grep -E "kishmem:" "$RES/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_remote kishmem_gpu_perf > "$RES/build.log" 2>&1 \
+cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_remote gpu_coll kishmem_gpu_perf > "$RES/build.log" 2>&1 \
   || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
 
 # ---- private MPS daemon: several PEs on one GPU -------------------------------------------
@@ -59,7 +59,19 @@ for path in ibgda proxy; do
     fi
   done
 done
-tail -20 "$RES/tests.log"
+# Team collectives in kernels, over load/store and over both remote paths.
+for path in auto ibgda proxy; do
+  for np in 1 2 4; do
+    [[ $path != auto && $np == 1 ]] && continue
+    if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=$path KISHMEM_HANG_ABORT=60 \
+       tests/launch.sh mpirun "$np" 120 -- build-gpu/tests/gpu/gpu_coll >> "$RES/tests.log" 2>&1; then
+      echo "PASS gpu.coll.$path np=$np"
+    else
+      echo "FAIL gpu.coll.$path np=$np"; fails=$((fails + 1))
+    fi
+  done
+done
+grep -E "^(PASS|FAIL|SKIP)|FAIL:|TIMEOUT" "$RES/tests.log" | tail -40
 
 # ---- benchmark: kishmem, then NVSHMEM, same source ---------------------------------------
 SHMEM_SYMMETRIC_SIZE=256M timeout 300 mpirun -np 2 --bind-to none build-gpu/tools/perf/gpu/kishmem_gpu_perf \

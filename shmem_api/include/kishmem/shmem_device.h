@@ -9,6 +9,7 @@
 #define KISHMEM_SHMEM_DEVICE_H
 #if defined(__CUDACC__)
 
+#include "kishmem/device/coll.h"
 #include "kishmem/device/rma.h"
 
 static __constant__ kishmem::device::State kishmem_dstate;
@@ -20,11 +21,11 @@ __attribute__((used)) static const int kishmem_dstate_registered =
 
 /* One routine: device body DEV; on the host, a call of kishmem_h_shmem_NAME(ARGS). */
 #if defined(__CUDA_ARCH__)
-#define K_DEV_FN(RET, NAME, PARAMS, ARGS, DEV)                                                    \
+#define K_DEV_FN(RET, NAME, PARAMS, ARGS, ...)                                                    \
     extern "C" RET kishmem_h_shmem_##NAME PARAMS;                                                 \
-    K_HD RET shmem_##NAME PARAMS { DEV; }
+    K_HD RET shmem_##NAME PARAMS { __VA_ARGS__; }
 #else
-#define K_DEV_FN(RET, NAME, PARAMS, ARGS, DEV)                                                    \
+#define K_DEV_FN(RET, NAME, PARAMS, ARGS, ...)                                                    \
     extern "C" RET kishmem_h_shmem_##NAME PARAMS;                                                 \
     K_HD RET shmem_##NAME PARAMS { return kishmem_h_shmem_##NAME ARGS; }
 #endif
@@ -184,6 +185,33 @@ K_DEV_FN(int, team_sync, (shmem_team_t t), (t), const int slot = kd::team_slot(K
          if (slot < 0) kd::trap_bad(KS, "shmem_team_sync", -1, t); kd::sync_team<kd::Thread>(KS, slot, "shmem_team_sync");
          return 0)
 
+/* Team collectives (device/include/kishmem/device/coll.h): alltoall, broadcast, fcollect and
+ * reductions for the device types; collect, alltoalls and scans stay host-only. */
+#define K_DEV_COLL(T, N)                                                                          \
+    K_DEV_FN(int, N##_broadcast, (shmem_team_t t, T * d, const T *s, size_t n, int root), (t, d, s, n, root), \
+             return kd::broadcast<kd::Thread>(KS, t, d, s, n * sizeof(T), root, "shmem_" #N "_broadcast")) \
+    K_DEV_FN(int, N##_fcollect, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n),      \
+             return kd::fcollect<kd::Thread>(KS, t, d, s, n * sizeof(T), "shmem_" #N "_fcollect")) \
+    K_DEV_FN(int, N##_alltoall, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n),      \
+             return kd::alltoall<kd::Thread>(KS, t, d, s, n * sizeof(T), "shmem_" #N "_alltoall"))
+KISHMEM_RMA_TYPES_DEV(K_DEV_COLL)
+K_DEV_FN(int, broadcastmem, (shmem_team_t t, void *d, const void *s, size_t n, int root), (t, d, s, n, root),
+         return kd::broadcast<kd::Thread>(KS, t, d, s, n, root, "shmem_broadcastmem"))
+K_DEV_FN(int, fcollectmem, (shmem_team_t t, void *d, const void *s, size_t n), (t, d, s, n),
+         return kd::fcollect<kd::Thread>(KS, t, d, s, n, "shmem_fcollectmem"))
+K_DEV_FN(int, alltoallmem, (shmem_team_t t, void *d, const void *s, size_t n), (t, d, s, n),
+         return kd::alltoall<kd::Thread>(KS, t, d, s, n, "shmem_alltoallmem"))
+
+#define K_DEV_REDUCE(T, N, OP, OPT)                                                               \
+    K_DEV_FN(int, N##_##OP##_reduce, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n), \
+             return kd::reduce<kd::Thread, T, kd::OPT>(KS, t, d, s, n, "shmem_" #N "_" #OP "_reduce"))
+#define K_DEV_REDUCE_BIT(T, N) K_DEV_REDUCE(T, N, and, OpAnd) K_DEV_REDUCE(T, N, or, OpOr) K_DEV_REDUCE(T, N, xor, OpXor)
+#define K_DEV_REDUCE_ARITH(T, N)                                                                  \
+    K_DEV_REDUCE(T, N, max, OpMax) K_DEV_REDUCE(T, N, min, OpMin) K_DEV_REDUCE(T, N, sum, OpSum)  \
+    K_DEV_REDUCE(T, N, prod, OpProd)
+KISHMEM_REDUCE_BIT_TYPES(K_DEV_REDUCE_BIT)
+KISHMEM_REDUCE_MINMAX_TYPES_DEV(K_DEV_REDUCE_ARITH)
+
 /* Warp and block variants (shmemx.h names), device only: the same templates, another scope. */
 #define K_DEV_COOP(SUFFIX, COOP)                                                                  \
     static __device__ inline void shmemx_putmem_##SUFFIX(void *d, const void *s, size_t n, int pe) { \
@@ -199,6 +227,16 @@ K_DEV_FN(int, team_sync, (shmem_team_t t), (t), const int slot = kd::team_slot(K
                                                                 uint64_t v, int op, int pe) {     \
         kd::put_signal<COOP>(KS, d, s, n, sig, v, op, pe, "shmemx_putmem_signal_" #SUFFIX);       \
     }                                                                                             \
+    static __device__ inline int shmemx_alltoallmem_##SUFFIX(shmem_team_t t, void *d, const void *s, size_t n) { \
+        return kd::alltoall<COOP>(KS, t, d, s, n, "shmemx_alltoallmem_" #SUFFIX);                 \
+    }                                                                                             \
+    static __device__ inline int shmemx_fcollectmem_##SUFFIX(shmem_team_t t, void *d, const void *s, size_t n) { \
+        return kd::fcollect<COOP>(KS, t, d, s, n, "shmemx_fcollectmem_" #SUFFIX);                 \
+    }                                                                                             \
+    static __device__ inline int shmemx_broadcastmem_##SUFFIX(shmem_team_t t, void *d, const void *s, size_t n, \
+                                                              int root) {                         \
+        return kd::broadcast<COOP>(KS, t, d, s, n, root, "shmemx_broadcastmem_" #SUFFIX);         \
+    }                                                                                             \
     static __device__ inline void shmemx_barrier_all_##SUFFIX(void) { kd::sync_all<COOP>(KS); }  \
     static __device__ inline void shmemx_sync_all_##SUFFIX(void) { kd::sync_all<COOP>(KS); }       \
     static __device__ inline int shmemx_team_sync_##SUFFIX(shmem_team_t t) {                     \
@@ -209,6 +247,22 @@ K_DEV_FN(int, team_sync, (shmem_team_t t), (t), const int slot = kd::team_slot(K
     }
 K_DEV_COOP(warp, kd::Warp)
 K_DEV_COOP(block, kd::Block)
+
+/* Reductions by a warp or a block: shmemx_TYPENAME_OP_reduce_warp / _block. */
+#define K_DEV_COOP_REDUCE(T, N, OP, OPT, SUFFIX, COOP)                                            \
+    static __device__ inline int shmemx_##N##_##OP##_reduce_##SUFFIX(shmem_team_t t, T *d, const T *s, size_t n) { \
+        return kd::reduce<COOP, T, kd::OPT>(KS, t, d, s, n, "shmemx_" #N "_" #OP "_reduce_" #SUFFIX); \
+    }
+#define K_DEV_COOP_REDUCE_SCOPES(T, N, OP, OPT)                                                   \
+    K_DEV_COOP_REDUCE(T, N, OP, OPT, warp, kd::Warp) K_DEV_COOP_REDUCE(T, N, OP, OPT, block, kd::Block)
+#define K_DEV_COOP_REDUCE_BIT(T, N)                                                               \
+    K_DEV_COOP_REDUCE_SCOPES(T, N, and, OpAnd) K_DEV_COOP_REDUCE_SCOPES(T, N, or, OpOr)           \
+    K_DEV_COOP_REDUCE_SCOPES(T, N, xor, OpXor)
+#define K_DEV_COOP_REDUCE_ARITH(T, N)                                                             \
+    K_DEV_COOP_REDUCE_SCOPES(T, N, max, OpMax) K_DEV_COOP_REDUCE_SCOPES(T, N, min, OpMin)         \
+    K_DEV_COOP_REDUCE_SCOPES(T, N, sum, OpSum) K_DEV_COOP_REDUCE_SCOPES(T, N, prod, OpProd)
+KISHMEM_REDUCE_BIT_TYPES(K_DEV_COOP_REDUCE_BIT)
+KISHMEM_REDUCE_MINMAX_TYPES_DEV(K_DEV_COOP_REDUCE_ARITH)
 
 #endif /* __CUDACC__ */
 #endif /* KISHMEM_SHMEM_DEVICE_H */

@@ -60,14 +60,15 @@
     X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) \
     X(size_t, size)
 
-/* max/min (and, with the complex types below, sum/prod): */
-#define KISHMEM_REDUCE_MINMAX_TYPES(X)                                                            \
+/* max/min (and, with the complex types below, sum/prod); long double has no device form: */
+#define KISHMEM_REDUCE_MINMAX_TYPES_DEV(X)                                                        \
     X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)                 \
     X(long long, longlong) X(ptrdiff_t, ptrdiff) X(unsigned char, uchar) X(unsigned short, ushort) \
     X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) \
     X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16)  \
-    X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(float, float) X(double, double)     \
-    X(long double, longdouble)
+    X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(float, float) X(double, double)
+#define KISHMEM_REDUCE_MINMAX_TYPES_HOST_ONLY(X) X(long double, longdouble)
+#define KISHMEM_REDUCE_MINMAX_TYPES(X) KISHMEM_REDUCE_MINMAX_TYPES_DEV(X) KISHMEM_REDUCE_MINMAX_TYPES_HOST_ONLY(X)
 
 #define KISHMEM_REDUCE_COMPLEX_TYPES(X) X(KISHMEM_COMPLEXD, complexd) X(KISHMEM_COMPLEXF, complexf)
 

@@ -18,6 +18,7 @@
 #define SX(x) nvshmemx_##x
 #define CMP_EQ NVSHMEM_CMP_EQ
 #define CMP_GE NVSHMEM_CMP_GE
+#define TEAM_WORLD NVSHMEM_TEAM_WORLD
 #else
 #include <shmem.h>
 #include <shmemx.h>
@@ -26,6 +27,7 @@
 #define SX(x) shmemx_##x
 #define CMP_EQ SHMEM_CMP_EQ
 #define CMP_GE SHMEM_CMP_GE
+#define TEAM_WORLD SHMEM_TEAM_WORLD
 #endif
 
 #define CK(x)                                                                                   \
@@ -96,6 +98,16 @@ __global__ void put_block(char* dst, const char* src, size_t n, int iters) {
     size_t len = off < n ? (n - off < slice ? n - off : slice) : 0;
     for (int i = 0; i < iters && len; ++i) SX(putmem_nbi_block)(dst + off, src + off, len, 1);
     if (threadIdx.x == 0) S(quiet)();
+}
+
+// Team collectives by one block per PE (every PE launches the same kernel): n bytes per member
+// for alltoall, n bytes of ints for the sum reduction.
+__global__ void alltoall_block(char* dst, const char* src, size_t n, int iters) {
+    for (int i = 0; i < iters; ++i) SX(alltoallmem_block)(TEAM_WORLD, dst, src, n);
+}
+
+__global__ void sum_reduce_block(int* dst, const int* src, size_t nints, int iters) {
+    for (int i = 0; i < iters; ++i) SX(int_sum_reduce_block)(TEAM_WORLD, dst, src, nints);
 }
 
 static float time_kernel(const std::function<void()>& launch) {
@@ -204,6 +216,24 @@ int main(int argc, char** argv) {
             report(names[v], n, (double)n * iters / (ms * 1e-3) / 1e9, "GB/s");
         }
         S(barrier_all)();
+    }
+    // collectives: every PE runs; time per call (both PEs' kernels overlap, PE 0 reports)
+    const char* cnames[] = {"alltoall_block", "sum_reduce_block"};
+    for (int v = 0; v < 2; ++v) {
+        for (size_t n = 8; n <= maxn / 4; n *= 4) {
+            const int iters = n <= 65536 ? 500 : 50;
+            auto launch = [&] {
+                if (v == 0) alltoall_block<<<1, 512>>>(dst, src, n, iters);
+                else sum_reduce_block<<<1, 512>>>((int*)dst, (const int*)src, n / sizeof(int), iters);
+            };
+            CK(cudaDeviceSynchronize());
+            S(barrier_all)();
+            time_kernel(launch);  // warm-up
+            S(barrier_all)();
+            float ms = time_kernel(launch);
+            S(barrier_all)();
+            if (me == 0) report(cnames[v], n, ms * 1e3 / iters, "us");
+        }
     }
     S(barrier_all)();
     S(free)(dst);

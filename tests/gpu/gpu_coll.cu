@@ -1,0 +1,255 @@
+// GPU test of the team collectives in kernels: alltoall (thread, warp, block; mem and typed),
+// fcollect, broadcast (the root's dest included), reductions (sum/max/min/prod/xor, out of
+// place and in place, thread and block scope) on SHMEM_TEAM_WORLD and on a strided sub-team,
+// the host form of shmem_alltoallmem compiled in the same .cu file, and a kernel that
+// calls the collectives in a loop. Every expected value is computed here on the host.
+// Run with the default routes and with KISHMEM_REMOTE=ibgda|proxy (remote peers).
+// Exits 77 (CTest's skip) where no GPU is usable.
+#include <cuda_runtime.h>
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "gpu_check.h"
+
+namespace {
+
+constexpr size_t kN = 37;  // ints per member in the alltoall/fcollect cases (not a multiple of 4)
+
+uint32_t val(int from, int to, size_t i) { return static_cast<uint32_t>(from * 1000003 + to * 1009 + i * 7 + 1); }
+
+// scope 0: thread 0 of block 0; 1: warp 0 of block 0; 2: block 0. Every PE launches the same.
+__global__ void k_alltoall(shmem_team_t team, int* dest, const int* source, size_t n, int scope, int typed) {
+    if (blockIdx.x != 0) return;
+    if (scope == 0 && threadIdx.x == 0) {
+        if (typed) shmem_int_alltoall(team, dest, source, n);
+        else shmem_alltoallmem(team, dest, source, n * sizeof(int));
+    }
+    if (scope == 1 && threadIdx.x < 32) shmemx_alltoallmem_warp(team, dest, source, n * sizeof(int));
+    if (scope == 2) shmemx_alltoallmem_block(team, dest, source, n * sizeof(int));
+}
+
+__global__ void k_fcollect_bcast(shmem_team_t team, int* fdest, const int* fsrc, size_t n, int* bdest, const int* bsrc,
+                                 int root) {
+    shmemx_fcollectmem_block(team, fdest, fsrc, n * sizeof(int));
+    if (threadIdx.x < 32) shmemx_broadcastmem_warp(team, bdest, bsrc, n * sizeof(int), root);
+    __syncthreads();
+    if (threadIdx.x == 0) shmem_int_broadcast(team, bdest + n, bsrc, n, (root + 1) % shmem_team_n_pes(team));
+}
+
+// Out of place: long sum and double sum (thread), int max and min (block); in place: unsigned
+// xor (block) and long prod (thread).
+__global__ void k_reduce(shmem_team_t team, long* lsum, const long* lsrc, double* dsum, const double* dsrc, int* imax,
+                         int* imin, const int* isrc, unsigned* xin, long* prod, size_t n) {
+    if (threadIdx.x == 0) {
+        shmem_long_sum_reduce(team, lsum, lsrc, n);
+        shmem_double_sum_reduce(team, dsum, dsrc, n);
+    }
+    __syncthreads();
+    shmemx_int_max_reduce_block(team, imax, isrc, n);
+    shmemx_int_min_reduce_block(team, imin, isrc, n);
+    shmemx_uint_xor_reduce_block(team, xin, xin, n);
+    if (threadIdx.x == 0) shmem_long_prod_reduce(team, prod, prod, 3);
+}
+
+// `rounds` alltoalls in one kernel by a block, each round's data depending on the last.
+__global__ void k_rounds(shmem_team_t team, int* a, int* b, size_t n, int rounds) {
+    int np = shmem_team_n_pes(team);
+    for (int r = 0; r < rounds; ++r) {
+        shmemx_alltoallmem_block(team, b, a, n * sizeof(int));
+        for (size_t i = threadIdx.x; i < n * np; i += blockDim.x) a[i] = b[i] + 1;
+        __syncthreads();
+    }
+}
+
+void sync_device() {
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+}
+
+template <class T>
+std::vector<T> to_host(const T* d, size_t n) {
+    std::vector<T> h(n);
+    CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+template <class T>
+void to_dev(T* d, const std::vector<T>& h) {
+    CK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// The members' world PEs of a strided team.
+std::vector<int> members(int start, int stride, int size) {
+    std::vector<int> m;
+    for (int i = 0; i < size; ++i) m.push_back(start + i * stride);
+    return m;
+}
+
+// The alltoall cases on `team` (whose members are `mem`; this PE is member `me_t`).
+void check_alltoall(shmem_team_t team, const std::vector<int>& mem, int me_t, int* dest, int* source, const char* what) {
+    const int np = static_cast<int>(mem.size());
+    for (int scope = 0; scope < 4; ++scope) {
+        std::vector<int> h(kN * np);
+        for (int j = 0; j < np; ++j)
+            for (size_t i = 0; i < kN; ++i) h[j * kN + i] = static_cast<int>(val(mem[me_t], mem[j], i) + scope);
+        to_dev(source, h);
+        CK(cudaMemset(dest, 0xee, kN * np * sizeof(int) + 8));
+        sync_device();
+        shmem_team_sync(team);
+        if (scope < 3) k_alltoall<<<2, 128>>>(team, dest, source, kN, scope, 0);
+        else k_alltoall<<<1, 64>>>(team, dest, source, kN, 0, 1);
+        sync_device();
+        std::vector<int> got = to_host(dest, kN * np + 2);
+        for (int j = 0; j < np; ++j)
+            for (size_t i = 0; i < kN; ++i)
+                CHECK(got[j * kN + i] == static_cast<int>(val(mem[j], mem[me_t], i) + scope),
+                      "%s alltoall scope %d: from member %d element %zu = %d", what, scope, j, i, got[j * kN + i]);
+        CHECK(got[kN * np] == static_cast<int>(0xeeeeeeee), "%s alltoall scope %d wrote past its end", what, scope);
+    }
+}
+
+}  // namespace
+
+int main() {
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        std::printf("SKIP: no usable GPU\n");
+        return 77;
+    }
+    setenv("KISHMEM_HEAP", "device", 0);
+    shmem_init();
+    const int me = shmem_my_pe(), np = shmem_n_pes();
+    const std::vector<int> world = members(0, 1, np);
+
+    int* dest = static_cast<int*>(shmem_malloc(kN * np * sizeof(int) + 64));
+    int* source = static_cast<int*>(shmem_malloc(kN * np * sizeof(int) + 64));
+
+    // 1. alltoall on the world: thread, warp, block (mem), thread (typed)
+    check_alltoall(SHMEM_TEAM_WORLD, world, me, dest, source, "world");
+    // ... and on the even PEs (a strided sub-team published to kernels at creation)
+    shmem_team_t evens = SHMEM_TEAM_INVALID;
+    const int ne = (np + 1) / 2;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, ne, nullptr, 0, &evens);
+    if (evens != SHMEM_TEAM_INVALID) check_alltoall(evens, members(0, 2, ne), shmem_team_my_pe(evens), dest, source, "evens");
+    shmem_barrier_all();
+    if (me == 0) std::printf("ok alltoall (world and even PEs; thread, warp, block, typed)\n");
+
+    // 2. fcollect by a block; broadcast by a warp (root 1 % np) and typed by a thread (root + 1)
+    int* fdest = static_cast<int*>(shmem_malloc(kN * np * sizeof(int)));
+    int* bdest = static_cast<int*>(shmem_malloc(2 * kN * sizeof(int)));
+    std::vector<int> h(kN);
+    for (size_t i = 0; i < kN; ++i) h[i] = static_cast<int>(val(me, 77, i));
+    to_dev(source, h);
+    CK(cudaMemset(bdest, 0, 2 * kN * sizeof(int)));
+    sync_device();
+    shmem_barrier_all();
+    const int root = 1 % np;
+    k_fcollect_bcast<<<1, 96>>>(SHMEM_TEAM_WORLD, fdest, source, kN, bdest, source, root);
+    sync_device();
+    std::vector<int> f = to_host(fdest, kN * np), b = to_host(bdest, 2 * kN);
+    for (int j = 0; j < np; ++j)
+        for (size_t i = 0; i < kN; ++i)
+            CHECK(f[j * kN + i] == static_cast<int>(val(j, 77, i)), "fcollect: member %d element %zu", j, i);
+    for (size_t i = 0; i < kN; ++i) {
+        CHECK(b[i] == static_cast<int>(val(root, 77, i)), "broadcastmem from %d: element %zu = %d", root, i, b[i]);
+        CHECK(b[kN + i] == static_cast<int>(val((root + 1) % np, 77, i)), "int_broadcast: element %zu", i);
+    }
+    shmem_barrier_all();
+    if (me == 0) std::printf("ok fcollect and broadcast\n");
+
+    // 3. reductions
+    const size_t nr = 300;  // more than a block's 128 threads: several in-place rounds
+    long* lsrc = static_cast<long*>(shmem_malloc(nr * sizeof(long)));
+    long* lsum = static_cast<long*>(shmem_malloc(nr * sizeof(long)));
+    double* dsrc = static_cast<double*>(shmem_malloc(nr * sizeof(double)));
+    double* dsum = static_cast<double*>(shmem_malloc(nr * sizeof(double)));
+    int* isrc = static_cast<int*>(shmem_malloc(nr * sizeof(int)));
+    int* imax = static_cast<int*>(shmem_malloc(nr * sizeof(int)));
+    int* imin = static_cast<int*>(shmem_malloc(nr * sizeof(int)));
+    unsigned* xin = static_cast<unsigned*>(shmem_malloc(nr * sizeof(unsigned)));
+    long* prod = static_cast<long*>(shmem_malloc(3 * sizeof(long)));
+    std::vector<long> hl(nr), hp = {me + 2L, -(me + 1L), 1};
+    std::vector<double> hd(nr);
+    std::vector<int> hi(nr);
+    std::vector<unsigned> hx(nr);
+    for (size_t i = 0; i < nr; ++i) {
+        hl[i] = static_cast<long>(i) * (me + 1) - 5;
+        hd[i] = 0.25 * static_cast<double>(i + me);
+        hi[i] = static_cast<int>((i * 37 + me * 101) % 211) - 100;
+        hx[i] = val(me, 5, i);
+    }
+    to_dev(lsrc, hl);
+    to_dev(dsrc, hd);
+    to_dev(isrc, hi);
+    to_dev(xin, hx);
+    to_dev(prod, hp);
+    sync_device();
+    shmem_barrier_all();
+    k_reduce<<<1, 128>>>(SHMEM_TEAM_WORLD, lsum, lsrc, dsum, dsrc, imax, imin, isrc, xin, prod, nr);
+    sync_device();
+    std::vector<long> gl = to_host(lsum, nr), gp = to_host(prod, 3);
+    std::vector<double> gd = to_host(dsum, nr);
+    std::vector<int> gmax = to_host(imax, nr), gmin = to_host(imin, nr);
+    std::vector<unsigned> gx = to_host(xin, nr);
+    for (size_t i = 0; i < nr; ++i) {
+        long s = 0;
+        double d = 0;
+        int mx = -1000, mn = 1000;
+        unsigned x = 0;
+        for (int p = 0; p < np; ++p) {
+            s += static_cast<long>(i) * (p + 1) - 5;
+            d += 0.25 * static_cast<double>(i + p);
+            const int v = static_cast<int>((i * 37 + p * 101) % 211) - 100;
+            mx = v > mx ? v : mx;
+            mn = v < mn ? v : mn;
+            x ^= val(p, 5, i);
+        }
+        CHECK(gl[i] == s, "long sum element %zu: %ld, expected %ld", i, gl[i], s);
+        CHECK(gd[i] == d, "double sum element %zu: %g, expected %g", i, gd[i], d);
+        CHECK(gmax[i] == mx && gmin[i] == mn, "int max/min element %zu: %d/%d, expected %d/%d", i, gmax[i], gmin[i], mx, mn);
+        CHECK(gx[i] == x, "in-place xor element %zu: %x, expected %x", i, gx[i], x);
+    }
+    long p0 = 1, p1 = 1;
+    for (int p = 0; p < np; ++p) p0 *= p + 2L, p1 *= -(p + 1L);
+    CHECK(gp[0] == p0 && gp[1] == p1 && gp[2] == 1, "in-place prod: %ld %ld %ld, expected %ld %ld 1", gp[0], gp[1], gp[2], p0, p1);
+    shmem_barrier_all();
+    if (me == 0) std::printf("ok reductions (sum, max, min, prod, xor; in place and not)\n");
+
+    // 4. the host form from a .cu file (the __host__ half of the same name), then 20 rounds in a kernel
+    std::vector<int> hs(kN * np);
+    for (int j = 0; j < np; ++j)
+        for (size_t i = 0; i < kN; ++i) hs[j * kN + i] = static_cast<int>(val(me, j, i));
+    to_dev(source, hs);
+    sync_device();
+    shmem_alltoallmem(SHMEM_TEAM_WORLD, dest, source, kN * sizeof(int));
+    std::vector<int> hd2 = to_host(dest, kN * np);
+    for (int j = 0; j < np; ++j)
+        for (size_t i = 0; i < kN; ++i) CHECK(hd2[j * kN + i] == static_cast<int>(val(j, me, i)), "host alltoallmem");
+    const int rounds = 20;
+    to_dev(source, hs);
+    sync_device();
+    shmem_barrier_all();
+    k_rounds<<<1, 256>>>(SHMEM_TEAM_WORLD, source, dest, kN, rounds);
+    sync_device();
+    // after r rounds, element i from member j holds: alternately transposed values plus r
+    std::vector<int> gr = to_host(source, kN * np);
+    for (int j = 0; j < np; ++j)
+        for (size_t i = 0; i < kN; ++i) {
+            const int base = rounds % 2 ? static_cast<int>(val(j, me, i)) : static_cast<int>(val(me, j, i));
+            CHECK(gr[j * kN + i] == base + rounds, "round trip: member %d element %zu = %d, expected %d", j, i,
+                  gr[j * kN + i], base + rounds);
+        }
+    shmem_barrier_all();
+    if (me == 0) std::printf("ok host alltoallmem from a .cu file and %d alltoall rounds in one kernel\n", rounds);
+
+    const char* remote = getenv("KISHMEM_REMOTE");
+    if (me == 0) std::printf("PASS gpu_coll (%s) on %d PEs\n", remote ? remote : "auto", np);
+    if (evens != SHMEM_TEAM_INVALID) shmem_team_destroy(evens);
+    shmem_finalize();
+    return 0;
+}
