@@ -34,6 +34,9 @@ install(TARGETS kishmem EXPORT kishmemTargets
 # so a header added there later is installed without touching this file.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/shmem_api/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "*.cuh")
+# The device headers (kishmem/device/...): what shmem.h includes when nvcc compiles a kernel.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/device/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/kishmem/config.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kishmem)
 

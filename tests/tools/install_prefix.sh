@@ -24,7 +24,8 @@ libso=$(find "$prefix" -name libkishmem.so -print -quit)
 [[ -n $libso ]] || fail "no libkishmem.so under $prefix"
 libdir=${libso%/*}
 for f in bin/kishmemcc bin/kishmemc++ bin/kishmemrun bin/kishmem-info include/shmem.h \
-         include/kishmem/config.h include/kishmem/shmem_types.h; do
+         include/kishmem/config.h include/kishmem/shmem_types.h include/kishmem/device/rma.h \
+         include/kishmem/device/coll.h include/kishmem/device/proxy/backend.h; do
   [[ -e $prefix/$f ]] || fail "$prefix/$f is missing"
 done
 for f in libkishmem.so.0 cmake/kishmem/kishmemConfig.cmake cmake/kishmem/kishmemConfigVersion.cmake \
@@ -55,6 +56,27 @@ unset LD_LIBRARY_PATH
 loads "$prefix/bin/kishmem-info" "$libdir" ||
   fail "kishmem-info does not load $libdir/libkishmem.so.0: $(ldd "$prefix/bin/kishmem-info")"
 "$prefix/bin/kishmem-info" >/dev/null || fail "the installed kishmem-info failed"
+# A kernel using the device API compiles against the installed headers alone (no -rdc), where
+# nvcc is there.
+nvcc=$(command -v nvcc || true)
+[[ -n $nvcc || ! -x /usr/local/cuda/bin/nvcc ]] || nvcc=/usr/local/cuda/bin/nvcc
+if [[ -n $nvcc ]]; then
+  work=$(mktemp -d)
+  cat > "$work/k.cu" <<'CU'
+#include <shmem.h>
+#include <shmemx.h>
+__global__ void k(int *d, const int *s, long *c) {
+  shmem_int_put_nbi(d, s, 4, (shmem_my_pe() + 1) % shmem_n_pes());
+  shmemx_alltoallmem_block(SHMEM_TEAM_WORLD, d, s, 16);
+  shmem_long_atomic_add(c, 1, 0);
+  shmem_quiet();
+}
+CU
+  "$nvcc" -std=c++17 -arch=sm_90 -I"$prefix/include" -c "$work/k.cu" -o "$work/k.o" 2> "$work/err" ||
+    fail "a kernel does not compile against the installed headers: $(head -20 "$work/err")"
+  rm -rf "$work"
+  echo "a kernel compiles against $prefix/include with $nvcc"
+fi
 echo "installed into $prefix:"
 (cd "$prefix" && find . -type f -o -type l | LC_ALL=C sort)
 echo "PASS install"

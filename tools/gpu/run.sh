@@ -26,7 +26,7 @@ cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMP
   -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
   || { tail -30 "$RES/configure.log"; exit 1; }
 grep -E "kishmem:" "$RES/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_remote gpu_coll kishmem_gpu_perf > "$RES/build.log" 2>&1 \
+cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_remote gpu_coll 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
   || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
 
 # ---- private MPS daemon: several PEs on one GPU -------------------------------------------
@@ -69,6 +69,18 @@ for path in auto ibgda proxy; do
     else
       echo "FAIL gpu.coll.$path np=$np"; fails=$((fails + 1))
     fi
+  done
+done
+# The MoE dispatch/combine example (checks itself, then times 20 rounds).
+for path in auto ibgda proxy; do
+  for np in 2 4; do
+    if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=$path KISHMEM_HANG_ABORT=60 \
+       tests/launch.sh mpirun "$np" 120 -- build-gpu/examples/03_moe_dispatch_combine > "$T/moe.txt" 2>&1; then
+      echo "PASS gpu.moe.$path np=$np"
+    else
+      echo "FAIL gpu.moe.$path np=$np"; fails=$((fails + 1))
+    fi
+    { echo "## moe $path np=$np"; cat "$T/moe.txt"; } >> "$RES/moe.txt"
   done
 done
 grep -E "^(PASS|FAIL|SKIP)|FAIL:|TIMEOUT" "$RES/tests.log" | tail -40

@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
             const int iters = n <= 65536 ? 500 : 50;
             auto launch = [&] {
                 if (v == 0) alltoall_block<<<1, 512>>>(dst, src, n, iters);
-                else sum_reduce_block<<<1, 512>>>((int*)dst, (const int*)src, n / sizeof(int), iters);
+                else sum_reduce_block<<<1, 256>>>((int*)dst, (const int*)src, n / sizeof(int), iters);  // NVSHMEM's needs <= 256
             };
             CK(cudaDeviceSynchronize());
             S(barrier_all)();

@@ -16,7 +16,7 @@
 //   fcollect   source          ->  dest + i * n on every member
 //   broadcast  root's source    ->  dest on every member (the root's own dest included)
 //   reduce     dest[k] = op over members of source[k], each PE reading every member's source;
-//              in place (dest == source) it reads a block of elements into registers, passes a
+//              in place (dest == source) it reads a round of elements into registers, passes a
 //              barrier, then writes them, so no member reads a value already overwritten.
 #pragma once
 #if defined(__CUDACC__)
@@ -95,33 +95,54 @@ struct OpMin { template <class T> __device__ static T f(T a, T b) { return b < a
 struct OpSum { template <class T> __device__ static T f(T a, T b) { return a + b; } };
 struct OpProd { template <class T> __device__ static T f(T a, T b) { return a * b; } };
 
-// Element k folded over the team, in team order (the same order on every PE, so floating-point
-// results agree everywhere).
-template <class T, class Op>
-__device__ __forceinline__ T fold(const State& s, const Team& t, const T* source, size_t k, const char* call) {
-    T acc = g<T>(s, source + k, t.members[0], call);
-    for (int j = 1; j < t.size; ++j) acc = Op::template f<T>(acc, g<T>(s, source + k, t.members[j], call));
-    return acc;
+// Where member j's source lives as this GPU loads it (nullptr: a remote member, read with g).
+template <class T>
+__device__ __forceinline__ const T* member_source(const State& s, const Team& t, int j, const T* source, size_t n,
+                                                 const char* call) {
+    const int pe = t.members[j];
+    const T* first = peer(s, source, pe, call);
+    if (n > 1) peer(s, source + (n - 1), pe, call);  // the whole range is in the heap
+    return first;
 }
 
+template <class T>
+__device__ __forceinline__ T load_member(const State& s, const T* mapped, const T* source, size_t i, int pe,
+                                         const char* call) {
+    return mapped ? load_l2(mapped + i) : g<T>(s, source + i, pe, call);
+}
+
+// dest[i] = op over the members (in team order, the same on every PE, so floating-point
+// results agree everywhere) of source[i]. Each of the group's k members takes kUnroll elements
+// per round (i = base + u * k), loading them from one member before combining, so several
+// loads per member are in flight. In place (dest == source) every round is read, then a
+// barrier (no member reads these elements any more), then written.
 template <class Coop, class T, class Op>
 __device__ __forceinline__ int reduce(const State& s, const void* team, T* dest, const T* source, size_t n,
                                       const char* call) {
+    constexpr int kUnroll = 4;
     const int slot = team_slot_or_trap(s, team, call);
     const Team& t = s.teams[slot];
+    const bool in_place = dest == source;
     sync_team<Coop>(s, slot, call);
     const size_t r = Coop::rank(), k = Coop::size();
-    if (dest != source) {
-        for (size_t i = r; i < n; i += k) dest[i] = fold<T, Op>(s, t, source, i, call);
-    } else {
-        // In place: a round of k elements (one per member of the group) read, a barrier (no
-        // member reads them any more), written; the next round reads other elements.
-        for (size_t base = 0; base < n; base += k) {
-            const size_t i = base + r;
-            T v{};
-            if (i < n) v = fold<T, Op>(s, t, source, i, call);
-            sync_team<Coop>(s, slot, call);
-            if (i < n) dest[i] = v;
+    for (size_t base = 0; base < n; base += k * kUnroll) {
+        T acc[kUnroll];
+        for (int j = 0; j < t.size; ++j) {
+            const T* m = member_source(s, t, j, source, n, call);
+            T v[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                const size_t i = base + u * k + r;
+                if (i < n) v[u] = load_member(s, m, source, i, t.members[j], call);
+            }
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) acc[u] = j == 0 ? v[u] : Op::template f<T>(acc[u], v[u]);
+        }
+        if (in_place) sync_team<Coop>(s, slot, call);
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const size_t i = base + u * k + r;
+            if (i < n) dest[i] = acc[u];
         }
     }
     sync_team<Coop>(s, slot, call);
