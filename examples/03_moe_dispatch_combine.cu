@@ -135,35 +135,41 @@ __global__ void dispatch(Config c, Bufs b, uint64_t epoch) {
     }
 }
 
-// One block per (source PE, token): wait for the source's tokens, run this PE's experts of the
-// token, weight and add them, and send the partial result back to the token's PE.
+// Blocks take (source PE, token) items in turn: wait for the source's tokens, run this PE's
+// experts of the token, weight and add them, and send the partial result back to the token's
+// PE. The kernels that wait on other PEs use few blocks (kWaitBlocks): several PEs may share one
+// GPU (MPS), and blocks spinning on a flag must not keep the GPU from running the PEs that
+// will set it.
+constexpr int kWaitBlocks = 32;
+
 __global__ void experts_and_combine(Config c, Bufs b, uint64_t epoch) {
-    const int s = blockIdx.x / c.tokens, t = blockIdx.x % c.tokens;
-    if (threadIdx.x == 0) shmem_uint64_wait_until(b.flag + s, SHMEM_CMP_GE, epoch);
-    __syncthreads();
-    const size_t slot = static_cast<size_t>(s) * c.tokens + t;
-    const Meta& m = b.meta[slot];
-    // Was this token sent here this round? (then some of its experts live here)
-    const bool mine = m.epoch == epoch;
-    // PE s's own tokens: straight into part (the reduce reads [me][t]); others: staged, then sent
-    float* part = (s == c.me ? b.part : b.stage) + slot * c.hidden;
-    if (mine) {
-        const __nv_bfloat16* x = b.recv + slot * c.hidden;
-        for (int h = threadIdx.x; h < c.hidden; h += blockDim.x) {
-            const float v = __bfloat162float(x[h]);
-            float acc = 0.0f;
-            for (int k = 0; k < c.topk; ++k)
-                if (m.experts[k] / c.experts_per_pe == c.me) acc += m.weights[k] * expert_fn(m.experts[k], v);
-            part[h] = acc;
+    for (int item = blockIdx.x; item < c.npes * c.tokens; item += gridDim.x) {
+        const int s = item / c.tokens, t = item % c.tokens;
+        if (threadIdx.x == 0) shmem_uint64_wait_until(b.flag + s, SHMEM_CMP_GE, epoch);
+        __syncthreads();
+        const size_t slot = static_cast<size_t>(s) * c.tokens + t;
+        const Meta& m = b.meta[slot];
+        // Was this token sent here this round? (then some of its experts live here)
+        const bool mine = m.epoch == epoch;
+        // PE s's own tokens: straight into part (the reduce reads [me][t]); others: staged, then sent
+        float* part = (s == c.me ? b.part : b.stage) + slot * c.hidden;
+        if (mine) {
+            const __nv_bfloat16* x = b.recv + slot * c.hidden;
+            for (int h = threadIdx.x; h < c.hidden; h += blockDim.x) {
+                const float v = __bfloat162float(x[h]);
+                float acc = 0.0f;
+                for (int k = 0; k < c.topk; ++k)
+                    if (m.experts[k] / c.experts_per_pe == c.me) acc += m.weights[k] * expert_fn(m.experts[k], v);
+                part[h] = acc;
+            }
+            __syncthreads();
+            // back to PE s, at its [me][t] slot
+            if (s != c.me)
+                shmemx_putmem_nbi_block(b.part + (static_cast<size_t>(c.me) * c.tokens + t) * c.hidden, part,
+                                        c.hidden * sizeof(float), s);
         }
         __syncthreads();
-        // back to PE s, at its [me][t] slot
-        float* remote = b.part + (static_cast<size_t>(c.me) * c.tokens + t) * c.hidden;
-        if (s != c.me) {
-            shmemx_putmem_nbi_block(remote, part, c.hidden * sizeof(float), s);
-        }
     }
-    __syncthreads();
     if (threadIdx.x == 0) {
         shmem_quiet();
         __threadfence_system();
@@ -176,21 +182,22 @@ __global__ void experts_and_combine(Config c, Bufs b, uint64_t epoch) {
     }
 }
 
-// One block per token: wait for every PE's partials, add those of the PEs the token went to.
+// Blocks take tokens in turn: wait for every PE's partials, add those of the PEs the token went to.
 __global__ void reduce_partials(Config c, Bufs b, uint64_t epoch) {
-    const int t = blockIdx.x;
     if (threadIdx.x < c.npes) shmem_uint64_wait_until(b.flag + c.npes + threadIdx.x, SHMEM_CMP_GE, epoch);
     __syncthreads();
-    int experts[kMaxTopK];
-    float weights[kMaxTopK];
-    route(c, c.me, t, experts, weights);
-    unsigned mask = 0;
-    for (int k = 0; k < c.topk; ++k) mask |= 1u << (experts[k] / c.experts_per_pe);
-    for (int h = threadIdx.x; h < c.hidden; h += blockDim.x) {
-        float acc = 0.0f;
-        for (int p = 0; p < c.npes; ++p)
-            if (mask >> p & 1u) acc += b.part[(static_cast<size_t>(p) * c.tokens + t) * c.hidden + h];
-        b.out[static_cast<size_t>(t) * c.hidden + h] = acc;
+    for (int t = blockIdx.x; t < c.tokens; t += gridDim.x) {
+        int experts[kMaxTopK];
+        float weights[kMaxTopK];
+        route(c, c.me, t, experts, weights);
+        unsigned mask = 0;
+        for (int k = 0; k < c.topk; ++k) mask |= 1u << (experts[k] / c.experts_per_pe);
+        for (int h = threadIdx.x; h < c.hidden; h += blockDim.x) {
+            float acc = 0.0f;
+            for (int p = 0; p < c.npes; ++p)
+                if (mask >> p & 1u) acc += b.part[(static_cast<size_t>(p) * c.tokens + t) * c.hidden + h];
+            b.out[static_cast<size_t>(t) * c.hidden + h] = acc;
+        }
     }
 }
 
@@ -252,9 +259,9 @@ int main(int argc, char** argv) {
         CK(cudaEventRecord(e0));
         dispatch<<<c.tokens, 256>>>(c, b, epoch);
         CK(cudaEventRecord(e1));
-        experts_and_combine<<<c.npes * c.tokens, 256>>>(c, b, epoch);
+        experts_and_combine<<<kWaitBlocks, 256>>>(c, b, epoch);
         CK(cudaEventRecord(e2));
-        reduce_partials<<<c.tokens, 256>>>(c, b, epoch);
+        reduce_partials<<<kWaitBlocks, 256>>>(c, b, epoch);
         CK(cudaEventRecord(e3));
         CK(cudaEventSynchronize(e3));
         CK(cudaGetLastError());

@@ -75,7 +75,7 @@ done
 for path in auto ibgda proxy; do
   for np in 2 4; do
     if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=$path KISHMEM_HANG_ABORT=60 \
-       tests/launch.sh mpirun "$np" 120 -- build-gpu/examples/03_moe_dispatch_combine > "$T/moe.txt" 2>&1; then
+       tests/launch.sh mpirun "$np" 60 -- build-gpu/examples/03_moe_dispatch_combine > "$T/moe.txt" 2>&1; then
       echo "PASS gpu.moe.$path np=$np"
     else
       echo "FAIL gpu.moe.$path np=$np"; fails=$((fails + 1))
