@@ -137,10 +137,11 @@ __global__ void dispatch(Config c, Bufs b, uint64_t epoch) {
 
 // Blocks take (source PE, token) items in turn: wait for the source's tokens, run this PE's
 // experts of the token, weight and add them, and send the partial result back to the token's
-// PE. The kernels that wait on other PEs use few blocks (kWaitBlocks): several PEs may share one
-// GPU (MPS), and blocks spinning on a flag must not keep the GPU from running the PEs that
-// will set it.
-constexpr int kWaitBlocks = 32;
+// PE. The kernels that wait on other PEs use a bounded number of blocks (kWaitBlocks): several
+// PEs may share one GPU (MPS), and blocks spinning on a flag must not fill the GPU and keep it
+// from running the PEs that will set the flag (4 PEs x 128 waiting blocks of 256 threads leave
+// half of an H200's block slots free).
+constexpr int kWaitBlocks = 128;
 
 __global__ void experts_and_combine(Config c, Bufs b, uint64_t epoch) {
     for (int item = blockIdx.x; item < c.npes * c.tokens; item += gridDim.x) {

@@ -52,8 +52,8 @@ __device__ __forceinline__ void until(const kp::Channel& c, uint32_t target) {
     uint32_t v;
     asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(c.seen) : "memory");
     if (static_cast<int32_t>(target - v) <= 0) return;
-    while (static_cast<int32_t>(target - refresh(c)) > 0) {
-    }
+    // Reads across PCIe compete with the proxy's own reads of the rings: space them out.
+    for (unsigned ns = 64; static_cast<int32_t>(target - refresh(c)) > 0; ns = ns < 1024 ? 2 * ns : ns) __nanosleep(ns);
 }
 
 static __device__ __noinline__ void trap_proxy(const State& s, const kp::Channel& c, const char* call) {
