@@ -76,7 +76,19 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
     size_t done = 0;
     if ((a & 15) == 0) {
         const size_t nw = n / 16;
-        for (size_t i = r; i < nw; i += k) reinterpret_cast<int4*>(d)[i] = reinterpret_cast<const int4*>(s)[i];
+        int4* dw = reinterpret_cast<int4*>(d);
+        const int4* sw = reinterpret_cast<const int4*>(s);
+        size_t i = r;
+        // Four loads in flight before their stores (a load-store pair at a time waits out the
+        // load latency once per word).
+        for (; i + 3 * k < nw; i += 4 * k) {
+            const int4 w0 = sw[i], w1 = sw[i + k], w2 = sw[i + 2 * k], w3 = sw[i + 3 * k];
+            dw[i] = w0;
+            dw[i + k] = w1;
+            dw[i + 2 * k] = w2;
+            dw[i + 3 * k] = w3;
+        }
+        for (; i < nw; i += k) dw[i] = sw[i];
         done = nw * 16;
     }
     if ((a & 7) == 0) {
@@ -362,7 +374,8 @@ __device__ __forceinline__ void sync_team(const State& s, int slot, const char* 
     Coop::sync();
     if (Coop::rank() == 0) {
         const Team& tm = s.teams[slot];
-        fence(s);
+        // (no fence here: round 0's fence below releases this PE's earlier stores and quiets
+        // its remote operations before the first flag leaves)
         unsigned long long* epoch_p = reinterpret_cast<unsigned long long*>(s.heap_base + dev_epoch_off(slot));
         const unsigned long long epoch = *epoch_p + 1;
         *epoch_p = epoch;
