@@ -2,7 +2,9 @@
 // fcollect, broadcast (the root's dest included), reductions (sum/max/min/prod/xor, out of
 // place and in place, thread and block scope) on SHMEM_TEAM_WORLD and on a strided sub-team,
 // the host form of shmem_alltoallmem compiled in the same .cu file, and a kernel that
-// calls the collectives in a loop. Every expected value is computed here on the host.
+// calls the collectives in a loop; then the device forms of the 1.6 signal routines, blocked
+// strided RMA, the sized strided/signal forms and the fetching non-blocking AMOs. Every
+// expected value is computed here on the host.
 // Run with the default routes and with KISHMEM_REMOTE=ibgda|proxy (remote peers).
 // Exits 77 (CTest's skip) where no GPU is usable.
 #include <cuda_runtime.h>
@@ -64,6 +66,32 @@ __global__ void k_rounds(shmem_team_t team, int* a, int* b, size_t n, int rounds
         for (size_t i = threadIdx.x; i < n * np; i += blockDim.x) a[i] = b[i] + 1;
         __syncthreads();
     }
+}
+
+// Device forms of the 1.6 additions and nbi AMOs, thread 0 of one block, to the right PE
+// (and AMOs to PE 0):
+//   sig[0] += 3 (signal_add), sig[1] = me + 7 (signal_set), sig[2] += 1 (put64_signal of 2
+//   words into w64 + 8); ibput of 4 blocks of 2 ints (dst stride 5, src stride 3) into ib;
+//   iput64 of 3 words with dst stride 2 into w64; iget128 of 2 16-byte items with source stride
+//   2 from the right PE's q128 into out128; ibget32 of 3 blocks of 2 (src stride 4) into outb;
+//   fetch_add_nbi / fetch_or_nbi / swap_nbi / compare_swap_nbi on PE 0's ctr/bits/swp/cas.
+__global__ void k_extras(uint64_t* sig, int* ib, const int* isrc, unsigned long long* w64, const unsigned long long* wsrc,
+                         const uint4* q128, uint4* out128, const unsigned* bsrc, unsigned* outb, long* ctr,
+                         unsigned* bits, int* swp, int* cas, long* fetched, unsigned* fbits, int* fswp, int* fcas) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const int me = shmem_my_pe(), np = shmem_n_pes(), right = (me + 1) % np;
+    shmem_signal_add(sig, 3, right);
+    shmem_signal_set(sig + 1, me + 7, right);
+    shmem_int_ibput(ib, isrc, 5, 3, 2, 4, right);
+    shmem_iput64(w64, wsrc, 2, 1, 3, right);
+    shmem_put64_signal(w64 + 8, wsrc, 2, sig + 2, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_iget128(out128, q128, 1, 2, 2, right);
+    shmem_ibget32(outb, bsrc, 2, 4, 2, 3, right);
+    shmem_long_atomic_fetch_add_nbi(fetched, ctr, 1, 0);
+    shmem_uint_atomic_fetch_or_nbi(fbits, bits, 1u << me, 0);
+    shmem_int_atomic_swap_nbi(fswp, swp, me + 1, 0);
+    shmem_int_atomic_compare_swap_nbi(fcas, cas, 0, me + 1, 0);
+    shmem_quiet();
 }
 
 void sync_device() {
@@ -246,6 +274,91 @@ int main() {
         }
     shmem_barrier_all();
     if (me == 0) std::printf("ok host alltoallmem from a .cu file and %d alltoall rounds in one kernel\n", rounds);
+
+    // 5. signal_add/set, blocked and sized strided RMA, fetching nbi AMOs in a kernel
+    {
+        struct alignas(16) Q { unsigned long long a, b; };
+        uint64_t* sig = static_cast<uint64_t*>(shmem_calloc(3, sizeof(uint64_t)));
+        int* ib = static_cast<int*>(shmem_calloc(20, sizeof(int)));
+        int* isrc = static_cast<int*>(shmem_malloc(12 * sizeof(int)));
+        unsigned long long* w64 = static_cast<unsigned long long*>(shmem_calloc(12, 8));
+        unsigned long long* wsrc = static_cast<unsigned long long*>(shmem_malloc(3 * 8));
+        Q* q128 = static_cast<Q*>(shmem_malloc(4 * sizeof(Q)));
+        Q* out128 = static_cast<Q*>(shmem_calloc(2, sizeof(Q)));
+        unsigned* bsrc = static_cast<unsigned*>(shmem_malloc(12 * sizeof(unsigned)));
+        unsigned* outb = static_cast<unsigned*>(shmem_calloc(6, sizeof(unsigned)));
+        long* ctr = static_cast<long*>(shmem_calloc(1, sizeof(long)));
+        unsigned* bits = static_cast<unsigned*>(shmem_calloc(1, sizeof(unsigned)));
+        int* swp = static_cast<int*>(shmem_calloc(1, sizeof(int)));
+        int* cas = static_cast<int*>(shmem_calloc(1, sizeof(int)));
+        long* fetched = static_cast<long*>(shmem_calloc(1, sizeof(long)));
+        unsigned* fbits = static_cast<unsigned*>(shmem_calloc(1, sizeof(unsigned)));
+        int* fswp = static_cast<int*>(shmem_calloc(1, sizeof(int)));
+        int* fcas = static_cast<int*>(shmem_calloc(1, sizeof(int)));
+        std::vector<int> hi(12);
+        std::vector<unsigned long long> hw(3);
+        std::vector<Q> hq(4);
+        std::vector<unsigned> hb(12);
+        for (int i = 0; i < 12; ++i) hi[i] = me * 100 + i, hb[i] = 1000u * me + i;
+        for (int i = 0; i < 3; ++i) hw[i] = 0x1000000000ull * (me + 1) + i;
+        for (int i = 0; i < 4; ++i) hq[i] = Q{1000ull * me + i, ~(1000ull * me + i)};
+        to_dev(isrc, hi);
+        to_dev(wsrc, hw);
+        to_dev(q128, hq);
+        to_dev(bsrc, hb);
+        sync_device();
+        shmem_barrier_all();
+        k_extras<<<1, 32>>>(sig, ib, isrc, w64, wsrc, reinterpret_cast<const uint4*>(q128), reinterpret_cast<uint4*>(out128),
+                            bsrc, outb, ctr, bits, swp, cas, fetched, fbits, fswp, fcas);
+        sync_device();
+        shmem_barrier_all();
+        const int left = (me + np - 1) % np, right = (me + 1) % np;
+        std::vector<uint64_t> gs = to_host(sig, 3);
+        CHECK(gs[0] == 3 && gs[1] == uint64_t(left + 7) && gs[2] == 1, "signal_add/set, put64_signal: %llu %llu %llu",
+              (unsigned long long)gs[0], (unsigned long long)gs[1], (unsigned long long)gs[2]);
+        std::vector<int> gib = to_host(ib, 20);
+        for (int b = 0; b < 4; ++b)
+            for (int k = 0; k < 2; ++k)
+                CHECK(gib[b * 5 + k] == left * 100 + b * 3 + k, "ibput block %d element %d = %d", b, k, gib[b * 5 + k]);
+        CHECK(gib[2] == 0 && gib[19] == 0, "ibput wrote between blocks");
+        std::vector<unsigned long long> gw = to_host(w64, 12);
+        for (int i = 0; i < 3; ++i) CHECK(gw[2 * i] == 0x1000000000ull * (left + 1) + i && gw[2 * i + 1] == 0, "iput64 %d", i);
+        CHECK(gw[8] == 0x1000000000ull * (left + 1) && gw[9] == 0x1000000000ull * (left + 1) + 1, "put64_signal data");
+        std::vector<Q> gq = to_host(out128, 2);
+        for (int i = 0; i < 2; ++i)
+            CHECK(gq[i].a == 1000ull * right + 2 * i && gq[i].b == ~(1000ull * right + 2 * i), "iget128 item %d", i);
+        std::vector<unsigned> gb = to_host(outb, 6);
+        for (int b = 0; b < 3; ++b)
+            for (int k = 0; k < 2; ++k)
+                CHECK(gb[b * 2 + k] == 1000u * right + b * 4 + k, "ibget32 block %d element %d = %u", b, k, gb[b * 2 + k]);
+        // AMOs on PE 0: every PE's fetched counter value distinct, bits all set, one compare-swap winner
+        long f = to_host(fetched, 1)[0];
+        int fc = to_host(fcas, 1)[0];
+        CHECK(f >= 0 && f < np, "fetch_add_nbi fetched %ld", f);
+        long* allf = static_cast<long*>(shmem_calloc(np, sizeof(long)));
+        int* allc = static_cast<int*>(shmem_calloc(np, sizeof(int)));
+        shmem_long_p(allf + me, f, 0);
+        shmem_int_p(allc + me, fc, 0);
+        shmem_barrier_all();
+        if (me == 0) {
+            std::vector<long> fs(np);
+            CK(cudaMemcpy(fs.data(), allf, np * sizeof(long), cudaMemcpyDeviceToHost));
+            std::vector<int> cs(np);
+            CK(cudaMemcpy(cs.data(), allc, np * sizeof(int), cudaMemcpyDeviceToHost));
+            std::vector<int> seen(np, 0);
+            int winners = 0;
+            for (int p = 0; p < np; ++p) {
+                CHECK(fs[p] >= 0 && fs[p] < np && !seen[fs[p]], "fetch_add_nbi values not distinct");
+                seen[fs[p]] = 1;
+                winners += cs[p] == 0;
+            }
+            CHECK(to_host(ctr, 1)[0] == np && to_host(bits, 1)[0] == (np >= 32 ? ~0u : (1u << np) - 1) && winners == 1,
+                  "AMOs on PE 0: counter %ld bits %x, %d compare-swap winners", to_host(ctr, 1)[0], to_host(bits, 1)[0],
+                  winners);
+        }
+        shmem_barrier_all();
+        if (me == 0) std::printf("ok signal_add/set, ibput/ibget, sized iput/iget/put_signal, nbi AMOs in a kernel\n");
+    }
 
     const char* remote = getenv("KISHMEM_REMOTE");
     if (me == 0) std::printf("PASS gpu_coll (%s) on %d PEs\n", remote ? remote : "auto", np);

@@ -78,8 +78,8 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
     D(T, N##_g, const T *source, int pe)                                                \
     D(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     D(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    K_DECL_CTX2(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    K_DECL_CTX2(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    D(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    D(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
     D(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
     D(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 #define K_DECL_RMA(T, N) K_DECL_RMA_WITH(K_DECL_DEV2, T, N)
@@ -92,12 +92,12 @@ KISHMEM_RMA_TYPES_HOST_ONLY(K_DECL_RMA_HOST)
     K_DECL_DEV2(void, get##B, void *dest, const void *source, size_t nelems, int pe)              \
     K_DECL_DEV2(void, put##B##_nbi, void *dest, const void *source, size_t nelems, int pe)        \
     K_DECL_DEV2(void, get##B##_nbi, void *dest, const void *source, size_t nelems, int pe)        \
-    K_DECL_CTX2(void, iput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    K_DECL_CTX2(void, iget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    K_DECL_CTX2(void, ibput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    K_DECL_CTX2(void, ibget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    K_DECL_CTX2(void, put##B##_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-    K_DECL_CTX2(void, put##B##_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+    K_DECL_DEV2(void, iput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    K_DECL_DEV2(void, iget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    K_DECL_DEV2(void, ibput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    K_DECL_DEV2(void, ibget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    K_DECL_DEV2(void, put##B##_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+    K_DECL_DEV2(void, put##B##_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 KISHMEM_RMA_SIZES(K_DECL_RMA_SIZE)
 
 K_DECL_DEV2(void, putmem, void *dest, const void *source, size_t nelems, int pe)
@@ -110,16 +110,16 @@ K_DECL_DEV2(void, putmem_signal_nbi, void *dest, const void *source, size_t nele
 /* ---- signals ------------------------------------------------------------------------------- */
 K_DECL_DEV(uint64_t shmem_signal_fetch(const uint64_t *sig_addr);)
 K_DECL_DEV(uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);)
-K_DECL_CTX2(void, signal_add, uint64_t *sig_addr, uint64_t signal, int pe)
-K_DECL_CTX2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
+K_DECL_DEV2(void, signal_add, uint64_t *sig_addr, uint64_t signal, int pe)
+K_DECL_DEV2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
 
 /* ---- atomic memory operations ---------------------------------------------------------- */
 #define K_DECL_AMO_EXT(T, N)                                                                      \
     K_DECL_DEV2(T, N##_atomic_fetch, const T *source, int pe)                                     \
     K_DECL_DEV2(void, N##_atomic_set, T *dest, T value, int pe)                                   \
     K_DECL_DEV2(T, N##_atomic_swap, T *dest, T value, int pe)                                     \
-    K_DECL_CTX2(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)                    \
-    K_DECL_CTX2(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
+    K_DECL_DEV2(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)                    \
+    K_DECL_DEV2(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
 #define K_DECL_AMO_STD(T, N)                                                                      \
     K_DECL_AMO_EXT(T, N)                                                                          \
     K_DECL_DEV2(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe)                     \
@@ -127,9 +127,9 @@ K_DECL_CTX2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
     K_DECL_DEV2(void, N##_atomic_inc, T *dest, int pe)                                            \
     K_DECL_DEV2(T, N##_atomic_fetch_add, T *dest, T value, int pe)                                \
     K_DECL_DEV2(void, N##_atomic_add, T *dest, T value, int pe)                                   \
-    K_DECL_CTX2(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe)    \
-    K_DECL_CTX2(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)                        \
-    K_DECL_CTX2(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
+    K_DECL_DEV2(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe)    \
+    K_DECL_DEV2(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)                        \
+    K_DECL_DEV2(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
 #define K_DECL_AMO_BIT(T, N)                                                                      \
     K_DECL_DEV2(T, N##_atomic_fetch_and, T *dest, T value, int pe)                                \
     K_DECL_DEV2(void, N##_atomic_and, T *dest, T value, int pe)                                   \
@@ -137,9 +137,9 @@ K_DECL_CTX2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
     K_DECL_DEV2(void, N##_atomic_or, T *dest, T value, int pe)                                    \
     K_DECL_DEV2(T, N##_atomic_fetch_xor, T *dest, T value, int pe)                                \
     K_DECL_DEV2(void, N##_atomic_xor, T *dest, T value, int pe)                                   \
-    K_DECL_CTX2(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)               \
-    K_DECL_CTX2(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)                \
-    K_DECL_CTX2(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
+    K_DECL_DEV2(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)               \
+    K_DECL_DEV2(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)                \
+    K_DECL_DEV2(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
 KISHMEM_AMO_STD_TYPES(K_DECL_AMO_STD)
 KISHMEM_AMO_EXT_ONLY_TYPES(K_DECL_AMO_EXT)
 KISHMEM_AMO_BIT_TYPES(K_DECL_AMO_BIT)

@@ -59,6 +59,39 @@ KISHMEM_RMA_TYPES_DEV(K_DEV_RMA)
              (d, s, dst, sst, n, pe), kd::iget<T>(KS, d, s, dst, sst, n, pe, "shmem_" #N "_iget"); return)
 KISHMEM_RMA_TYPES_DEV(K_DEV_STRIDED)
 
+#define K_DEV_BLOCKED(T, N)                                                                       \
+    K_DEV_FN(void, N##_ibput, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
+             (d, s, dst, sst, b, nb, pe), kd::ibput<T>(KS, d, s, dst, sst, b, nb, pe, "shmem_" #N "_ibput"); return) \
+    K_DEV_FN(void, N##_ibget, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
+             (d, s, dst, sst, b, nb, pe), kd::ibget<T>(KS, d, s, dst, sst, b, nb, pe, "shmem_" #N "_ibget"); return)
+KISHMEM_RMA_TYPES_DEV(K_DEV_BLOCKED)
+
+/* The sized strided, blocked and signalling forms: element type kd::Sized<B>::type. */
+#define K_DEV_SIZED(B)                                                                            \
+    K_DEV_FN(void, iput##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
+             (d, s, dst, sst, n, pe),                                                             \
+             kd::iput(KS, static_cast<kd::Sized<B>::type *>(d), static_cast<const kd::Sized<B>::type *>(s), dst, sst, n, \
+                      pe, "shmem_iput" #B); return)                                               \
+    K_DEV_FN(void, iget##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
+             (d, s, dst, sst, n, pe),                                                             \
+             kd::iget(KS, static_cast<kd::Sized<B>::type *>(d), static_cast<const kd::Sized<B>::type *>(s), dst, sst, n, \
+                      pe, "shmem_iget" #B); return)                                               \
+    K_DEV_FN(void, ibput##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
+             (d, s, dst, sst, b, nb, pe),                                                         \
+             kd::ibput(KS, static_cast<kd::Sized<B>::type *>(d), static_cast<const kd::Sized<B>::type *>(s), dst, sst, b, \
+                       nb, pe, "shmem_ibput" #B); return)                                          \
+    K_DEV_FN(void, ibget##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
+             (d, s, dst, sst, b, nb, pe),                                                         \
+             kd::ibget(KS, static_cast<kd::Sized<B>::type *>(d), static_cast<const kd::Sized<B>::type *>(s), dst, sst, b, \
+                       nb, pe, "shmem_ibget" #B); return)                                          \
+    K_DEV_FN(void, put##B##_signal, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+             (d, s, n, sig, v, op, pe),                                                           \
+             return kd::put_signal<kd::Thread>(KS, d, s, n * (B / 8), sig, v, op, pe, "shmem_put" #B "_signal")) \
+    K_DEV_FN(void, put##B##_signal_nbi, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+             (d, s, n, sig, v, op, pe),                                                           \
+             return kd::put_signal_nbi<kd::Thread>(KS, d, s, n * (B / 8), sig, v, op, pe, "shmem_put" #B "_signal_nbi"))
+KISHMEM_RMA_SIZES(K_DEV_SIZED)
+
 #define K_DEV_MEM(NAME, B, OP)                                                                    \
     K_DEV_FN(void, NAME, (void *d, const void *s, size_t n, int pe), (d, s, n, pe),               \
              return kd::OP<kd::Thread>(KS, d, s, n * (B), pe, "shmem_" #NAME))
@@ -82,9 +115,19 @@ K_DEV_FN(void, putmem_signal_nbi, (void *d, const void *s, size_t n, uint64_t *s
     K_DEV_FN(void, N##_atomic_set, (T * d, T v, int pe), (d, v, pe),                              \
              kd::amo<T>(KS, kd::Amo::set, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_set"); return)      \
     K_DEV_FN(T, N##_atomic_swap, (T * d, T v, int pe), (d, v, pe),                                \
-             return kd::amo<T>(KS, kd::Amo::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap"))
+             return kd::amo<T>(KS, kd::Amo::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap")) \
+    K_DEV_FN(void, N##_atomic_fetch_nbi, (T * f, const T *s, int pe), (f, s, pe),                 \
+             *f = kd::amo<T>(KS, kd::Amo::fetch, const_cast<T *>(s), static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_nbi"); return) \
+    K_DEV_FN(void, N##_atomic_swap_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),               \
+             *f = kd::amo<T>(KS, kd::Amo::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap_nbi"); return)
 #define K_DEV_AMO_STD(T, N)                                                                       \
     K_DEV_AMO_EXT(T, N)                                                                           \
+    K_DEV_FN(void, N##_atomic_compare_swap_nbi, (T * f, T * d, T c, T v, int pe), (f, d, c, v, pe), \
+             *f = kd::amo<T>(KS, kd::Amo::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap_nbi"); return) \
+    K_DEV_FN(void, N##_atomic_fetch_inc_nbi, (T * f, T * d, int pe), (f, d, pe),                  \
+             *f = kd::amo<T>(KS, kd::Amo::fetch_add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_inc_nbi"); return) \
+    K_DEV_FN(void, N##_atomic_fetch_add_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
+             *f = kd::amo<T>(KS, kd::Amo::fetch_add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_add_nbi"); return) \
     K_DEV_FN(T, N##_atomic_compare_swap, (T * d, T c, T v, int pe), (d, c, v, pe),                \
              return kd::amo<T>(KS, kd::Amo::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap")) \
     K_DEV_FN(T, N##_atomic_fetch_inc, (T * d, int pe), (d, pe),                                   \
@@ -108,7 +151,15 @@ K_DEV_FN(void, putmem_signal_nbi, (void *d, const void *s, size_t n, uint64_t *s
              return kd::amo<T>(KS, kd::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor")) \
     K_DEV_FN(void, N##_atomic_xor, (T * d, T v, int pe), (d, v, pe),                              \
              kd::amo<T>(KS, kd::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_xor"); return)
+#define K_DEV_AMO_BIT_NBI(T, N)                                                                   \
+    K_DEV_FN(void, N##_atomic_fetch_and_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
+             *f = kd::amo<T>(KS, kd::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_and_nbi"); return) \
+    K_DEV_FN(void, N##_atomic_fetch_or_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),           \
+             *f = kd::amo<T>(KS, kd::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_or_nbi"); return) \
+    K_DEV_FN(void, N##_atomic_fetch_xor_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
+             *f = kd::amo<T>(KS, kd::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor_nbi"); return)
 KISHMEM_AMO_STD_TYPES(K_DEV_AMO_STD)
+KISHMEM_AMO_BIT_TYPES(K_DEV_AMO_BIT_NBI)
 KISHMEM_AMO_EXT_ONLY_TYPES(K_DEV_AMO_EXT)
 KISHMEM_AMO_BIT_TYPES(K_DEV_AMO_BIT)
 
@@ -151,6 +202,10 @@ KISHMEM_SYNC_TYPES(K_DEV_SYNC_ARRAYS)
 K_DEV_FN(uint64_t, signal_fetch, (const uint64_t *sig), (sig), return *reinterpret_cast<const volatile uint64_t *>(sig))
 K_DEV_FN(uint64_t, signal_wait_until, (uint64_t * sig, int cmp, uint64_t x), (sig, cmp, x),
          return kd::wait_until<uint64_t>(KS, sig, cmp, x))
+K_DEV_FN(void, signal_add, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
+         kd::amo<uint64_t>(KS, kd::Amo::add, sig, v, 0, pe, "shmem_signal_add"); return)
+K_DEV_FN(void, signal_set, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
+         kd::amo<uint64_t>(KS, kd::Amo::set, sig, v, 0, pe, "shmem_signal_set"); return)
 K_DEV_FN(void, fence, (void), (), kd::fence(KS); return)
 K_DEV_FN(void, quiet, (void), (), kd::fence(KS); return)
 K_DEV_FN(void, barrier_all, (void), (), kd::sync_all<kd::Thread>(KS); return)

@@ -150,6 +150,9 @@ __device__ __forceinline__ T load_l2(const T* p) {
     } else if constexpr (sizeof(T) == 1) {
         unsigned char v = __ldcg(reinterpret_cast<const unsigned char*>(p));
         memcpy(&r, &v, 1);
+    } else if constexpr (sizeof(T) == 16 && alignof(T) == 16) {
+        uint4 v = __ldcg(reinterpret_cast<const uint4*>(p));
+        memcpy(&r, &v, 16);
     } else {
         r = *reinterpret_cast<const volatile T*>(p);
     }
@@ -299,6 +302,28 @@ __device__ __forceinline__ void iget(const State& s, T* dst, const T* src, ptrdi
     }
     for (size_t i = 0; i < n; ++i) dst[i * dst_stride] = load_l2(base + i * src_stride);
 }
+
+// Blocked strided RMA (ibput/ibget): nblocks blocks of bsize elements, block b at dst + b * dst_stride
+// and src + b * src_stride (strides in elements).
+template <class T>
+__device__ __forceinline__ void ibput(const State& s, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+                                      size_t bsize, size_t nblocks, int pe, const char* call) {
+    for (size_t b = 0; b < nblocks; ++b) put<Thread>(s, dst + b * dst_stride, src + b * src_stride, bsize * sizeof(T), pe, call);
+}
+
+template <class T>
+__device__ __forceinline__ void ibget(const State& s, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+                                      size_t bsize, size_t nblocks, int pe, const char* call) {
+    for (size_t b = 0; b < nblocks; ++b) get<Thread>(s, dst + b * dst_stride, src + b * src_stride, bsize * sizeof(T), pe, call);
+}
+
+// The element type of the sized routines (iput32, ibget128, ...): B bits.
+template <int B> struct Sized;
+template <> struct Sized<8> { using type = uint8_t; };
+template <> struct Sized<16> { using type = uint16_t; };
+template <> struct Sized<32> { using type = uint32_t; };
+template <> struct Sized<64> { using type = uint64_t; };
+template <> struct Sized<128> { struct alignas(16) type { uint64_t w[2]; }; };
 
 // ---- waiting on arrays of this PE (the _all/_any/_some and _vector forms) ---------------------
 // Element i takes part unless status[i] is nonzero; refs: one value per element, or nullptr to
