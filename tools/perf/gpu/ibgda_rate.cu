@@ -43,6 +43,7 @@
 #include "transport/ibgda/heap_access.h"
 #include "transport/ibgda/sim_nic.h"
 #include "transport/ibgda/wqe_decode.h"
+#include "transport/proxy/device_proxy.h"
 #include "transport/proxy/proxy.h"
 
 namespace ib = kishmem::device::ibgda;
@@ -146,8 +147,8 @@ __global__ void __launch_bounds__(1024) thread_puts_qp_per_warp(const ib::Device
 // Every thread posts `iters` 8-byte puts as inline descriptors (device/include/kishmem/device/
 // proxy/backend.h: lanes posting to one channel take their slots with one atomic) to channel
 // (block % n) of the runtime's CPU proxy, then waits until its last one is complete (quiet).
-__global__ void __launch_bounds__(1024) proxy_puts(const kp::Channel* ch, int n, uint32_t iters, uint32_t run) {
-    const kp::Channel& c = ch[blockIdx.x % n];
+__global__ void __launch_bounds__(1024) proxy_puts(const kp::ChannelTable* t, uint32_t iters, uint32_t run) {
+    const kp::Channel& c = t->channels[blockIdx.x % t->n];
     const uint64_t roff = kRegionBytes * blockIdx.x + 8ull * threadIdx.x;
     uint32_t last = 0;
     for (uint32_t j = 0; j < iters; ++j) {
@@ -507,28 +508,23 @@ int main(int argc, char** argv) {
             kishmem::proxy::Proxy proxy(mode == 0 ? static_cast<kishmem::ibgda::HeapAccess*>(&store) : &wqe, 1,
                                         target.size());
             EXPECT(proxy.open(kChannels, 10) == Status::ok, "(c) proxy channels");
-            // The kernels' view: the channels with their reservation and seen counters in GPU memory.
-            uint32_t* ctr = nullptr;
-            kp::Channel* dch = nullptr;
-            CK(cudaMalloc(&ctr, 2 * kChannels * sizeof(uint32_t)));
-            CK(cudaMemset(ctr, 0, 2 * kChannels * sizeof(uint32_t)));
-            CK(cudaMalloc(&dch, kChannels * sizeof(kp::Channel)));
-            std::vector<kp::Channel> hch(kChannels);
-            for (int i = 0; i < kChannels; ++i) {
-                hch[i] = proxy.channel(i);
-                hch[i].resv = ctr + 2 * i;
-                hch[i].seen = ctr + 2 * i + 1;
+            // The kernels' view of the channels, as the runtime builds it for KISHMEM_REMOTE=proxy.
+            void* block = nullptr;
+            std::string why;
+            if (kishmem::proxy::make_device_channels(proxy, &block, &why) != Status::ok) {
+                EXPECT(false, "(c) device channels: %s", why.c_str());
+                break;
             }
-            CK(cudaMemcpy(dch, hch.data(), kChannels * sizeof(kp::Channel), cudaMemcpyHostToDevice));
+            const kp::ChannelTable* dch = static_cast<const kp::ChannelTable*>(block);
             proxy.start();
             for (Row& row : rows) {
                 const int k = row.k;
                 wd.enter(mode == 0 ? "(c) store" : "(c) wqe", k);
                 const uint32_t iters = std::max<uint32_t>(1, static_cast<uint32_t>(c_total / (uint64_t(k) * threads)));
-                time_ms([&] { proxy_puts<<<k, threads>>>(dch, kChannels, iters / 8 + 1, run); });
+                time_ms([&] { proxy_puts<<<k, threads>>>(dch, iters / 8 + 1, run); });
                 const kishmem::proxy::ProxyStats s0 = proxy.stats();
                 const uint32_t pi0 = sq.pi;
-                const float ms = time_ms([&] { proxy_puts<<<k, threads>>>(dch, kChannels, iters, run); });
+                const float ms = time_ms([&] { proxy_puts<<<k, threads>>>(dch, iters, run); });
                 const kishmem::proxy::ProxyStats s1 = proxy.stats();
                 const double ops = double(iters) * threads * k;
                 (mode == 0 ? row.c : row.c_wqe) = mops(ops, ms);
@@ -566,8 +562,7 @@ int main(int argc, char** argv) {
                 ++run;
             }
             proxy.stop();
-            CK(cudaFree(dch));
-            CK(cudaFree(ctr));
+            CK(cudaFree(block));
         }
         std::printf("# (c) proxy WQE mode: %" PRIu64 " doorbells for %u WQEs\n", sq.doorbells, sq.pi);
     }

@@ -30,6 +30,10 @@ public:
         *old = rt::amo(chan_, rt::AmoOp::cswap, rt::heap_base() + off, 8, swap, compare, pe);
         return Status::ok;
     }
+    Status atomic_set(int pe, std::size_t off, uint64_t value) override {
+        rt::amo(chan_, rt::AmoOp::set, rt::heap_base() + off, 8, value, 0, pe);
+        return Status::ok;
+    }
     Status flush() override {
         rt::quiet(chan_);
         return Status::ok;

@@ -22,6 +22,19 @@ public:
     // 64-bit atomics on the target word in host byte order; the old value in *old.
     virtual Status fetch_add(int pe, std::size_t off, uint64_t add, uint64_t* old) = 0;
     virtual Status compare_swap(int pe, std::size_t off, uint64_t compare, uint64_t swap, uint64_t* old) = 0;
+    // An 8-byte store the target sees whole (signal SET): a compare-swap loop unless the
+    // route has an atomic set of its own.
+    virtual Status atomic_set(int pe, std::size_t off, uint64_t value) {
+        uint64_t old = 0;
+        Status s = fetch_add(pe, off, 0, &old);
+        while (s == Status::ok) {
+            uint64_t seen = 0;
+            s = compare_swap(pe, off, old, value, &seen);
+            if (seen == old) break;
+            old = seen;
+        }
+        return s;
+    }
     // Every earlier write is visible at its target (called before a completion is reported).
     virtual Status flush() { return Status::ok; }
 };

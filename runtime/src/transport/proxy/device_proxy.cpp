@@ -24,7 +24,7 @@ constexpr uint32_t kLogSlots = 10; // 1024 descriptors per channel
 struct DeviceProxy {
     std::unique_ptr<ibgda::HeapAccess> heap;
     std::unique_ptr<Proxy> proxy;
-    void* table = nullptr;  // GPU memory: ChannelTable, Channel[kChannels], 2 counters per channel
+    void* table = nullptr;  // GPU memory: make_device_channels' block
     ~DeviceProxy() {
         if (proxy) proxy->stop();
         proxy.reset();
@@ -40,6 +40,46 @@ std::unique_ptr<DeviceProxy>& g_proxy() {
 
 }  // namespace
 
+Status make_device_channels(const Proxy& p, void** block, std::string* why) {
+    // Layout: [0, 64) table, [64, +n * sizeof(Channel)) channels, then per channel resv and
+    // seen (zeroed), then per channel `size` consumed marks.
+    const int n = p.channels();
+    const uint32_t size = 1u << p.channel(0).log_slots;
+    const std::size_t o_ch = 64, o_ctr = o_ch + n * sizeof(Channel), o_mark = o_ctr + 2 * n * sizeof(uint32_t);
+    const std::size_t bytes = o_mark + static_cast<std::size_t>(n) * size * sizeof(uint32_t);
+    void* mem = nullptr;
+    cudaError_t e = cudaMalloc(&mem, bytes);
+    if (e != cudaSuccess) return *why = ibgda::cuda_error_text("proxy table in GPU memory", e), Status::no_memory;
+    std::vector<uint8_t> host(bytes, 0);
+    char* dev = static_cast<char*>(mem);
+    for (int i = 0; i < n; ++i) {
+        Channel c = p.channel(i);
+        cudaPointerAttributes a{};
+        if (cudaPointerGetAttributes(&a, c.ring) != cudaSuccess || a.type != cudaMemoryTypeHost ||
+            a.devicePointer != c.ring) {
+            cudaGetLastError();
+            cudaFree(mem);
+            return *why = "proxy channels are not host-pinned memory mapped at the same address into the GPU",
+                   Status::unsupported;
+        }
+        c.resv = reinterpret_cast<uint32_t*>(dev + o_ctr + (2 * i) * sizeof(uint32_t));
+        c.seen = reinterpret_cast<uint32_t*>(dev + o_ctr + (2 * i + 1) * sizeof(uint32_t));
+        const std::size_t o_c = o_mark + static_cast<std::size_t>(i) * size * sizeof(uint32_t);
+        c.consumed = reinterpret_cast<uint32_t*>(dev + o_c);
+        uint32_t* marks = reinterpret_cast<uint32_t*>(host.data() + o_c);
+        for (uint32_t k = 0; k < size; ++k) marks[k] = k + 1 - size;  // as if slot k - size was consumed
+        std::memcpy(host.data() + o_ch + i * sizeof(Channel), &c, sizeof c);
+    }
+    const ChannelTable t{n, 0, reinterpret_cast<const Channel*>(dev + o_ch)};
+    std::memcpy(host.data(), &t, sizeof t);
+    if ((e = cudaMemcpy(mem, host.data(), bytes, cudaMemcpyHostToDevice)) != cudaSuccess) {
+        cudaFree(mem);
+        return *why = ibgda::cuda_error_text("copying the proxy table", e), Status::transport_error;
+    }
+    *block = mem;
+    return Status::ok;
+}
+
 Status open_device_proxy(char* heap, std::size_t heap_bytes, int gpu, const std::vector<char*>& bases,
                          device::State* st, std::string* why) {
     auto p = std::make_unique<DeviceProxy>();
@@ -48,31 +88,7 @@ Status open_device_proxy(char* heap, std::size_t heap_bytes, int gpu, const std:
     p->proxy = std::make_unique<Proxy>(p->heap.get(), state().npes, heap_bytes);
     if ((s = p->proxy->open(kChannels, kLogSlots)) != Status::ok)
         return *why = std::string("proxy channels: ") + status_name(s), s;
-    // GPU block: [0, 64) table, [64, +kChannels * sizeof(Channel)) channels, then
-    // 2 * kChannels counters (resv, seen), zeroed.
-    const std::size_t o_ch = 64, o_ctr = o_ch + kChannels * sizeof(Channel);
-    const std::size_t bytes = o_ctr + 2 * kChannels * sizeof(uint32_t);
-    cudaError_t e = cudaMalloc(&p->table, bytes);
-    if (e != cudaSuccess) return *why = ibgda::cuda_error_text("proxy table in GPU memory", e), Status::no_memory;
-    std::vector<uint8_t> host(bytes, 0);
-    char* dev = static_cast<char*>(p->table);
-    for (int i = 0; i < kChannels; ++i) {
-        Channel c = p->proxy->channel(i);
-        cudaPointerAttributes a{};
-        if (cudaPointerGetAttributes(&a, c.ring) != cudaSuccess || a.type != cudaMemoryTypeHost ||
-            a.devicePointer != c.ring) {
-            cudaGetLastError();
-            return *why = "proxy channels are not host-pinned memory mapped at the same address into the GPU",
-                   Status::unsupported;
-        }
-        c.resv = reinterpret_cast<uint32_t*>(dev + o_ctr + (2 * i) * sizeof(uint32_t));
-        c.seen = reinterpret_cast<uint32_t*>(dev + o_ctr + (2 * i + 1) * sizeof(uint32_t));
-        std::memcpy(host.data() + o_ch + i * sizeof(Channel), &c, sizeof c);
-    }
-    const ChannelTable t{kChannels, 0, reinterpret_cast<const Channel*>(dev + o_ch)};
-    std::memcpy(host.data(), &t, sizeof t);
-    if ((e = cudaMemcpy(p->table, host.data(), bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
-        return *why = ibgda::cuda_error_text("copying the proxy table", e), Status::transport_error;
+    if ((s = make_device_channels(*p->proxy, &p->table, why)) != Status::ok) return s;
     p->proxy->start();
     st->proxy = static_cast<const ChannelTable*>(p->table);
     debug("CPU proxy for kernels: %d channels of %u descriptors", kChannels, 1u << kLogSlots);

@@ -21,6 +21,14 @@ namespace kishmem::proxy {
 Status open_device_proxy(char* heap, std::size_t heap_bytes, int gpu, const std::vector<char*>& bases,
                          device::State* st, std::string* why);
 
+class Proxy;
+
+// The kernels' view of p's channels, in one GPU block (cudaFree it after the kernels): the
+// ChannelTable at its start, the Channel array, and per channel the reservation counter, the
+// `seen` copy of done and the `consumed` marks (channel.h). p's channels must be host-pinned
+// memory mapped into the GPU at the same address.
+Status make_device_channels(const Proxy& p, void** block, std::string* why);
+
 // Executes whatever kernels posted and is still pending (before the PEs' last barrier).
 void drain_device_proxy();
 

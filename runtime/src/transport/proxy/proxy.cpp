@@ -56,6 +56,7 @@ Status Proxy::open(int n, uint32_t log_slots) {
         c.view.error_index = ctl + 2;
         c.view.resv = ctl + 4;
         c.view.seen = ctl + 5;
+        c.view.consumed = nullptr;  // host posters read each result before they post on
         c.view.log_slots = log_slots;
     }
     return Status::ok;
@@ -194,8 +195,7 @@ uint32_t Proxy::execute(Chan& c, uint32_t idx, const Desc& d, std::string* why) 
                 return kErrRange;
             }
             if (d.aux == 0) {
-                s = heap_->write(pe, off, &d.w[4], 8);
-                dirty_ = true;
+                s = heap_->atomic_set(pe, off, d.w[4]);  // a waiter never sees half a signal
             } else {
                 uint64_t old;
                 s = heap_->fetch_add(pe, off, d.w[4], &old);

@@ -17,7 +17,8 @@
 //            a channel in order, so the signal lands after the data.
 //   quiet    waits until every channel's done reaches its reservation counter as read when
 //            the call began.
-// Lanes of a warp posting to the same channel together take their slots with one atomic.
+// Lanes of a warp posting together take their slots with one atomic. A slot's result cannot be
+// overwritten before its poster read it (channel.h, "results").
 // A descriptor the proxy rejected traps at the next wait or quiet, naming the PE, the call,
 // the error and the descriptor.
 #pragma once
@@ -66,18 +67,35 @@ static __device__ __noinline__ void trap_proxy(const State& s, const kp::Channel
     __trap();
 }
 
-// Slot indices for the calling lanes: lanes that post to the same channel at the same time
-// take theirs with one atomic (in lane order), then wait until the ring has room.
+// Slot indices for the calling lanes: the active lanes (they all post to this CTA's channel)
+// take theirs with one atomic, in lane order; then each waits until its slot is free: the
+// descriptor one ring earlier complete and, where tracked, its result consumed.
 __device__ __forceinline__ uint32_t reserve(const kp::Channel& c) {
-    const unsigned group = __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>(c.resv));
+    const unsigned group = __activemask();
     unsigned lane;
     asm("mov.u32 %0, %%laneid;" : "=r"(lane));
     const unsigned leader = __ffs(group) - 1;
     uint32_t base = 0;
     if (lane == leader) base = atomicAdd(c.resv, static_cast<uint32_t>(__popc(group)));
     const uint32_t idx = __shfl_sync(group, base, leader) + __popc(group & ((1u << lane) - 1));
-    until(c, idx + 1 - (1u << c.log_slots));  // the slot's previous descriptor is complete
+    const uint32_t size = 1u << c.log_slots;
+    until(c, idx + 1 - size);
+    if (c.consumed != nullptr) {
+        const uint32_t* mark = c.consumed + (idx & (size - 1));
+        for (;;) {
+            uint32_t v;
+            asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(mark) : "memory");
+            if (v == idx + 1 - size) break;
+        }
+    }
     return idx;
+}
+
+// The poster is done with slot idx's result (or it has none): the slot's next user may post.
+__device__ __forceinline__ void consume(const kp::Channel& c, uint32_t idx) {
+    if (c.consumed != nullptr)
+        asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(c.consumed + (idx & ((1u << c.log_slots) - 1))), "r"(idx + 1)
+                     : "memory");
 }
 
 // Writes descriptor (op, aux, pe, body) into a reserved slot: words 1..7, a system fence, word 0.
@@ -92,9 +110,13 @@ __device__ __forceinline__ void write_desc(const kp::Channel& c, uint32_t idx, u
     *reinterpret_cast<volatile uint64_t*>(w) = kp::desc_word0(idx + 1, op, aux, static_cast<uint32_t>(pe));
 }
 
-__device__ __forceinline__ uint32_t post(const kp::Channel& c, uint8_t op, uint8_t aux, int pe, const kp::DescBody& b) {
+// Posts a descriptor; result: whether the caller will read the slot's result (then it calls
+// consume after reading it).
+__device__ __forceinline__ uint32_t post(const kp::Channel& c, uint8_t op, uint8_t aux, int pe, const kp::DescBody& b,
+                                         bool result = false) {
     const uint32_t idx = reserve(c);
     write_desc(c, idx, op, aux, pe, b);
+    if (!result) consume(c, idx);
     return idx;
 }
 
@@ -135,10 +157,11 @@ static __device__ __noinline__ void get(const State& s, int pe, size_t roff, voi
     char* dp = static_cast<char*>(dst);
     for (size_t done = 0; done < n; done += kp::kResultBytes) {
         const uint32_t len = static_cast<uint32_t>(n - done < kp::kResultBytes ? n - done : kp::kResultBytes);
-        const uint32_t idx = post(c, kp::kOpGet, 0, pe, kp::body_get(roff + done, 0, len));
+        const uint32_t idx = post(c, kp::kOpGet, 0, pe, kp::body_get(roff + done, 0, len), true);
         wait(s, c, idx, call);
         const volatile uint8_t* r = kp::result_slot(c, idx);
         for (uint32_t i = 0; i < len; ++i) dp[done + i] = r[i];
+        consume(c, idx);
     }
 }
 
@@ -147,9 +170,11 @@ static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff,
                                             const char* call) {
     const kp::Channel& ch = channel(s);
     const uint8_t aux = static_cast<uint8_t>(op | (width == 8 ? kp::kAmoWide : 0));
-    const uint32_t idx = post(ch, kp::kOpAmo, aux, pe, kp::body_amo(roff, v, c));
+    const uint32_t idx = post(ch, kp::kOpAmo, aux, pe, kp::body_amo(roff, v, c), true);
     wait(s, ch, idx, call);
-    return *reinterpret_cast<const volatile uint64_t*>(kp::result_slot(ch, idx));
+    const uint64_t old = *reinterpret_cast<const volatile uint64_t*>(kp::result_slot(ch, idx));
+    consume(ch, idx);
+    return old;
 }
 
 static __device__ __noinline__ void put_signal(const State& s, int pe, size_t roff, const void* src, size_t n, size_t sig_off,

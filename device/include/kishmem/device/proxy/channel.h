@@ -16,6 +16,11 @@
 //             makes the data visible at the targets (HeapAccess::flush) and only then stores
 //             done = tail (release): done = i + 1 means descriptor i and every one before it
 //             are complete, their data delivered and their results written.
+//   results   a descriptor's result slot is overwritten by the descriptor `size` later in the
+//             channel; with `consumed` tracked, a poster of slot i also waits until the poster of
+//             slot i - size marked it consumed (at once for descriptors without a result, after
+//             reading it for gets into the slot and AMOs), so a result cannot be lost to a thread
+//             that stalls between its completion and its read. consumed[k] starts at k + 1 - size.
 //   errors    a descriptor the proxy rejects (unknown op, PE out of range, range outside the
 //             heap, a failed transfer) still completes; the first error is kept in `error`
 //             (0x100 | code | pe << 16, code from ProxyError; the descriptor's index in
@@ -59,6 +64,9 @@ struct Channel {
     uint32_t* resv;                 // posters' reservation counter (GPU memory for kernels)
     uint32_t* seen;                 // the largest `done` a poster has read (GPU memory for
                                     // kernels: most checks need no read across PCIe)
+    uint32_t* consumed;             // per slot: index + 1 of the last descriptor whose poster is
+                                    // done with the slot's result (GPU memory; nullptr: not
+                                    // tracked, for posters that read each result before posting on)
     uint32_t log_slots;
     uint32_t pad;
 };
