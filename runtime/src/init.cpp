@@ -103,6 +103,8 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
     }
     device::State st{};
     st.my_pe = s.pe;
+    st.hang_warn_ns = s.hang_warn > 0 ? static_cast<unsigned long long>(s.hang_warn * 1e9) : 0;
+    st.hang_abort_ns = s.hang_abort > 0 ? static_cast<unsigned long long>(s.hang_abort * 1e9) : 0;
     st.n_pes = s.npes;
     st.initialized = 1;
     st.heap_base = dh->base();

@@ -26,7 +26,7 @@ cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMP
   -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
   || { tail -30 "$RES/configure.log"; exit 1; }
 grep -E "kishmem:" "$RES/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_remote gpu_coll 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
+cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_remote gpu_coll gpu_hang 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
   || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
 
 # ---- private MPS daemon: several PEs on one GPU -------------------------------------------
@@ -70,6 +70,14 @@ for path in auto ibgda proxy; do
       echo "FAIL gpu.coll.$path np=$np"; fails=$((fails + 1))
     fi
   done
+done
+# Waits that take too long are reported (KISHMEM_HANG_WARN), naming the PE for a barrier.
+for np in 1 2; do
+  if SHMEM_SYMMETRIC_SIZE=64M bash tests/gpu/hang_check.sh "$np" build-gpu/tests/gpu/gpu_hang >> "$RES/tests.log" 2>&1; then
+    echo "PASS gpu.hang np=$np"
+  else
+    echo "FAIL gpu.hang np=$np"; fails=$((fails + 1))
+  fi
 done
 # The MoE dispatch/combine example (checks itself, then times 20 rounds).
 for path in auto ibgda proxy; do

@@ -165,7 +165,7 @@ KISHMEM_AMO_BIT_TYPES(K_DEV_AMO_BIT)
 
 #define K_DEV_SYNC(T, N)                                                                          \
     K_DEV_FN(void, N##_wait_until, (T * v, int cmp, T x), (v, cmp, x),                            \
-             kd::wait_until<T>(KS, v, cmp, x); return)                                            \
+             kd::wait_until<T>(KS, v, cmp, x, "shmem_" #N "_wait_until"); return)                 \
     K_DEV_FN(int, N##_test, (T * v, int cmp, T x), (v, cmp, x),                                   \
              return kd::cmp<T>(kd::load_acquire(KS, v), cmp, x) ? 1 : 0)
 KISHMEM_SYNC_TYPES(K_DEV_SYNC)
@@ -174,17 +174,17 @@ KISHMEM_SYNC_TYPES(K_DEV_SYNC)
 #define K_CONDS(T, REFS, REF) (kd::Conds<T>{KS, v, n, st, cmp, REFS, REF})
 #define K_DEV_SYNC_ARRAYS(T, N)                                                                   \
     K_DEV_FN(void, N##_wait_until_all, (T * v, size_t n, const int *st, int cmp, T x), (v, n, st, cmp, x), \
-             kd::wait_all(K_CONDS(T, nullptr, x)); return)                                           \
+             kd::wait_all(K_CONDS(T, nullptr, x), "shmem_" #N "_wait_until_all"); return)            \
     K_DEV_FN(size_t, N##_wait_until_any, (T * v, size_t n, const int *st, int cmp, T x), (v, n, st, cmp, x), \
-             return kd::wait_any(K_CONDS(T, nullptr, x)))                                            \
+             return kd::wait_any(K_CONDS(T, nullptr, x), "shmem_" #N "_wait_until_any"))             \
     K_DEV_FN(size_t, N##_wait_until_some, (T * v, size_t n, size_t *ix, const int *st, int cmp, T x), \
-             (v, n, ix, st, cmp, x), return kd::wait_some(K_CONDS(T, nullptr, x), ix))               \
+             (v, n, ix, st, cmp, x), return kd::wait_some(K_CONDS(T, nullptr, x), ix, "shmem_" #N "_wait_until_some")) \
     K_DEV_FN(void, N##_wait_until_all_vector, (T * v, size_t n, const int *st, int cmp, T *xs), (v, n, st, cmp, xs), \
-             kd::wait_all(K_CONDS(T, xs, static_cast<T>(0))); return)                                \
+             kd::wait_all(K_CONDS(T, xs, static_cast<T>(0)), "shmem_" #N "_wait_until_all_vector"); return) \
     K_DEV_FN(size_t, N##_wait_until_any_vector, (T * v, size_t n, const int *st, int cmp, T *xs), \
-             (v, n, st, cmp, xs), return kd::wait_any(K_CONDS(T, xs, static_cast<T>(0))))             \
+             (v, n, st, cmp, xs), return kd::wait_any(K_CONDS(T, xs, static_cast<T>(0)), "shmem_" #N "_wait_until_any_vector")) \
     K_DEV_FN(size_t, N##_wait_until_some_vector, (T * v, size_t n, size_t *ix, const int *st, int cmp, T *xs), \
-             (v, n, ix, st, cmp, xs), return kd::wait_some(K_CONDS(T, xs, static_cast<T>(0)), ix))    \
+             (v, n, ix, st, cmp, xs), return kd::wait_some(K_CONDS(T, xs, static_cast<T>(0)), ix, "shmem_" #N "_wait_until_some_vector")) \
     K_DEV_FN(int, N##_test_all, (T * v, size_t n, const int *st, int cmp, T x), (v, n, st, cmp, x), \
              return K_CONDS(T, nullptr, x).all())                                                    \
     K_DEV_FN(size_t, N##_test_any, (T * v, size_t n, const int *st, int cmp, T x), (v, n, st, cmp, x), \
@@ -201,7 +201,7 @@ KISHMEM_SYNC_TYPES(K_DEV_SYNC_ARRAYS)
 
 K_DEV_FN(uint64_t, signal_fetch, (const uint64_t *sig), (sig), return *reinterpret_cast<const volatile uint64_t *>(sig))
 K_DEV_FN(uint64_t, signal_wait_until, (uint64_t * sig, int cmp, uint64_t x), (sig, cmp, x),
-         return kd::wait_until<uint64_t>(KS, sig, cmp, x))
+         return kd::wait_until<uint64_t>(KS, sig, cmp, x, "shmem_signal_wait_until"))
 K_DEV_FN(void, signal_add, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
          kd::amo<uint64_t>(KS, kd::Amo::add, sig, v, 0, pe, "shmem_signal_add"); return)
 K_DEV_FN(void, signal_set, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),

@@ -23,6 +23,35 @@ static __device__ __noinline__ void trap_bad(const State& s, const char* call, i
     __trap();
 }
 
+// A wait in a kernel that takes too long says so: after KISHMEM_HANG_WARN seconds once ("still
+// waiting"), after KISHMEM_HANG_ABORT seconds with a trap ("giving up"). describe(what, seconds)
+// prints the message naming the call and what is awaited. The clock (%globaltimer) is read every
+// 1024 polls, so a wait that ends soon costs a counter.
+struct Patience {
+    unsigned long long start = 0;
+    unsigned polls = 0;
+    bool warned = false;
+    template <class Describe>
+    __device__ __forceinline__ void tick(const State& s, Describe describe) {
+        if ((++polls & 1023u) != 0 || (s.hang_warn_ns == 0 && s.hang_abort_ns == 0)) return;
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (start == 0) {
+            start = now;
+            return;
+        }
+        const unsigned long long waited = now - start;
+        if (s.hang_abort_ns != 0 && waited >= s.hang_abort_ns) {
+            describe("giving up (KISHMEM_HANG_ABORT)", waited * 1e-9);
+            __trap();
+        }
+        if (!warned && s.hang_warn_ns != 0 && waited >= s.hang_warn_ns) {
+            warned = true;
+            describe("still waiting", waited * 1e-9);
+        }
+    }
+};
+
 // The one decision of how the device path reaches `pe`: the address of symmetric `sym` in
 // `pe`'s heap as this GPU can load and store it, or nullptr when `pe` is reached remotely
 // (remote.h). The host leaves peer_base[pe] null for every PE that is not reached by load/store
@@ -266,11 +295,28 @@ __device__ __forceinline__ T load_acquire(const State& s, const T* p) {
     return r;
 }
 
-template <class T>
-__device__ __forceinline__ T wait_until(const State& s, T* ivar, int op, T ref) {
-    T v;
-    while (!cmp(v = load_acquire(s, ivar), op, ref)) {
+__device__ __forceinline__ const char* cmp_name(int op) {
+    switch (op) {
+        case 0: return "==";
+        case 1: return "!=";
+        case 2: return ">";
+        case 3: return ">=";
+        case 4: return "<";
+        case 5: return "<=";
     }
+    return "?";
+}
+
+template <class T>
+__device__ __forceinline__ T wait_until(const State& s, T* ivar, int op, T ref, const char* call) {
+    T v;
+    Patience p;
+    while (!cmp(v = load_acquire(s, ivar), op, ref))
+        p.tick(s, [&](const char* what, double sec) {
+            printf("kishmem: PE %d: %s (device, block %d thread %d): %s after %.1f s for %p %s %lld (it holds %lld)\n",
+                   s.my_pe, call, blockIdx.x, threadIdx.x, what, sec, static_cast<void*>(ivar),
+                   cmp_name(op), static_cast<long long>(ref), static_cast<long long>(v));
+        });
     return v;
 }
 
@@ -363,26 +409,35 @@ struct Conds {
 };
 
 template <class T>
-__device__ __forceinline__ void wait_all(const Conds<T>& c) {
-    while (!c.all()) {
-    }
+__device__ __forceinline__ void conds_patience(const Conds<T>& c, Patience& p, const char* call) {
+    p.tick(c.s, [&](const char* what, double sec) {
+        printf("kishmem: PE %d: %s (device, block %d thread %d): %s after %.1f s for %zu variables at %p %s %s\n",
+               c.s.my_pe, call, blockIdx.x, threadIdx.x, what, sec, c.n, static_cast<void*>(c.v),
+               cmp_name(c.op), c.refs ? "their values" : "the value");
+    });
 }
 
 template <class T>
-__device__ __forceinline__ size_t wait_any(const Conds<T>& c) {
+__device__ __forceinline__ void wait_all(const Conds<T>& c, const char* call) {
+    Patience p;
+    while (!c.all()) conds_patience(c, p, call);
+}
+
+template <class T>
+__device__ __forceinline__ size_t wait_any(const Conds<T>& c, const char* call) {
     if (c.none_active()) return SIZE_MAX;
     size_t r;
-    while ((r = c.any()) == SIZE_MAX) {
-    }
+    Patience p;
+    while ((r = c.any()) == SIZE_MAX) conds_patience(c, p, call);
     return r;
 }
 
 template <class T>
-__device__ __forceinline__ size_t wait_some(const Conds<T>& c, size_t* idx) {
+__device__ __forceinline__ size_t wait_some(const Conds<T>& c, size_t* idx, const char* call) {
     if (c.none_active()) return 0;
     size_t r;
-    while ((r = c.some(idx)) == 0) {
-    }
+    Patience p;
+    while ((r = c.some(idx)) == 0) conds_patience(c, p, call);
     return r;
 }
 
@@ -413,8 +468,14 @@ __device__ __forceinline__ void sync_team(const State& s, int slot, const char* 
             fence(s);  // what this PE saw in earlier rounds travels with this round's flag
             if (remote) *reinterpret_cast<volatile unsigned long long*>(remote) = epoch;
             else remote::put_value(s, to, heap_off(s, flags + round), epoch, 8);
-            while (*reinterpret_cast<volatile unsigned long long*>(flags + round) < epoch) {
-            }
+            Patience p;
+            while (*reinterpret_cast<volatile unsigned long long*>(flags + round) < epoch)
+                p.tick(s, [&](const char* what, double sec) {
+                    printf("kishmem: PE %d: %s (device, block %d thread %d): %s after %.1f s for PE %d (team slot %d, "
+                           "barrier round %d): has it reached the same barrier?\n",
+                           s.my_pe, call, blockIdx.x, threadIdx.x, what, sec,
+                           tm.members[(tm.my_index - dist + tm.size) % tm.size], slot, round);
+                });
         }
         fence(s);
     }

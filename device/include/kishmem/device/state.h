@@ -59,6 +59,10 @@ struct State {
     // nullptr: no proxy).
     const ::kishmem::proxy::ChannelTable* proxy;
     Team teams[kMaxTeams];         // by runtime team slot
+    // Waiting in kernels (KISHMEM_HANG_WARN / KISHMEM_HANG_ABORT, in ns; 0: off): a wait that
+    // lasts this long prints what it waits for (once), or prints it and traps.
+    unsigned long long hang_warn_ns;
+    unsigned long long hang_abort_ns;
 };
 
 }  // namespace kishmem::device
