@@ -47,7 +47,7 @@ int main() {
 
     if (np > 1) {
         if (me == 1) usleep(2500 * 1000);
-        k_barrier<<<1, 32>>>();
+        k_barrier<<<1, 1>>>();  // the thread-scope barrier: one thread per PE
         CK(cudaDeviceSynchronize());
     }
     shmem_barrier_all();
