@@ -118,6 +118,7 @@ extern "C" {
     K_ALIAS(int, N##_broadcast, shmem_team_t, T*, const T*, size_t, int)                                          \
     K_ALIAS(int, N##_fcollect, shmem_team_t, T*, const T*, size_t)                                                \
     K_ALIAS(int, N##_alltoall, shmem_team_t, T*, const T*, size_t)                                                \
+    K_ALIAS(int, N##_alltoalls, shmem_team_t, T*, const T*, ptrdiff_t, ptrdiff_t, size_t)                         \
     int shmem_##N##_alltoalls(shmem_team_t t, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {        \
         return alltoalls("shmem_" #N "_alltoalls", t, d, s, dst, sst, n, sizeof(T));                              \
     }
@@ -135,6 +136,7 @@ K_ALIAS(int, alltoallmem, shmem_team_t, void*, const void*, size_t)
 int shmem_alltoallsmem(shmem_team_t t, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {
     return alltoalls("shmem_alltoallsmem", t, d, s, dst, sst, n, 1);
 }
+K_ALIAS(int, alltoallsmem, shmem_team_t, void*, const void*, ptrdiff_t, ptrdiff_t, size_t)
 
 #define DEFINE_REDUCE(T, N, OP, OPT)                                                                              \
     int shmem_##N##_##OP##_reduce(shmem_team_t t, T* d, const T* s, size_t n) {                                  \
@@ -150,7 +152,9 @@ int shmem_alltoallsmem(shmem_team_t t, void* d, const void* s, ptrdiff_t dst, pt
     }                                                                                                             \
     int shmem_##N##_sum_exscan(shmem_team_t t, T* d, const T* s, size_t n) {                                     \
         return scan<T>("shmem_" #N "_sum_exscan", t, d, s, n, false);                                             \
-    }
+    }                                                                                                             \
+    K_ALIAS(int, N##_sum_inscan, shmem_team_t, T*, const T*, size_t)                                              \
+    K_ALIAS(int, N##_sum_exscan, shmem_team_t, T*, const T*, size_t)
 KISHMEM_REDUCE_BIT_TYPES(DEFINE_REDUCE_BIT)
 KISHMEM_REDUCE_MINMAX_TYPES(DEFINE_REDUCE_MINMAX)
 KISHMEM_REDUCE_MINMAX_TYPES(DEFINE_REDUCE_ARITH)

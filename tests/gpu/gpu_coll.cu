@@ -2,7 +2,7 @@
 // fcollect, broadcast (the root's dest included), reductions (sum/max/min/prod/xor, out of
 // place and in place, thread and block scope) on SHMEM_TEAM_WORLD and on a strided sub-team,
 // the host form of shmem_alltoallmem compiled in the same .cu file, and a kernel that
-// calls the collectives in a loop; then the device forms of the 1.6 signal routines, blocked
+// calls the collectives in a loop; strided alltoall and sum scans; then the device forms of the 1.6 signal routines, blocked
 // strided RMA, the sized strided/signal forms and the fetching non-blocking AMOs. Every
 // expected value is computed here on the host.
 // Run with the default routes and with KISHMEM_REMOTE=ibgda|proxy (remote peers).
@@ -92,6 +92,16 @@ __global__ void k_extras(uint64_t* sig, int* ib, const int* isrc, unsigned long 
     shmem_int_atomic_swap_nbi(fswp, swp, me + 1, 0);
     shmem_int_atomic_compare_swap_nbi(fcas, cas, 0, me + 1, 0);
     shmem_quiet();
+}
+
+// Strided alltoall (dst stride 2, src stride 3) of n ints, sum scans of n longs (inclusive and
+// exclusive), by thread 0.
+__global__ void k_strided_scans(shmem_team_t team, int* sdst, const int* ssrc, size_t n, long* in, long* ex,
+                                const long* src) {
+    if (threadIdx.x != 0) return;
+    shmem_int_alltoalls(team, sdst, ssrc, 2, 3, n);
+    shmem_long_sum_inscan(team, in, src, n);
+    shmem_long_sum_exscan(team, ex, src, n);
 }
 
 void sync_device() {
@@ -358,6 +368,44 @@ int main() {
         }
         shmem_barrier_all();
         if (me == 0) std::printf("ok signal_add/set, ibput/ibget, sized iput/iget/put_signal, nbi AMOs in a kernel\n");
+    }
+
+    // 6. strided alltoall and sum scans
+    {
+        const size_t n = 5;
+        int* sdst = static_cast<int*>(shmem_calloc(2 * n * np + 2, sizeof(int)));
+        int* ssrc = static_cast<int*>(shmem_malloc(3 * n * np * sizeof(int)));
+        long* in = static_cast<long*>(shmem_calloc(n, sizeof(long)));
+        long* ex = static_cast<long*>(shmem_calloc(n, sizeof(long)));
+        long* lsrc2 = static_cast<long*>(shmem_malloc(n * sizeof(long)));
+        std::vector<int> hs3(3 * n * np, -1);
+        for (size_t i = 0; i < n * np; ++i) hs3[3 * i] = me * 1000 + static_cast<int>(i);
+        std::vector<long> hl2(n);
+        for (size_t i = 0; i < n; ++i) hl2[i] = (me + 1) * 10 + static_cast<long>(i);
+        to_dev(ssrc, hs3);
+        to_dev(lsrc2, hl2);
+        sync_device();
+        shmem_barrier_all();
+        k_strided_scans<<<1, 32>>>(SHMEM_TEAM_WORLD, sdst, ssrc, n, in, ex, lsrc2);
+        sync_device();
+        std::vector<int> gsd = to_host(sdst, 2 * n * np + 2);
+        for (int j = 0; j < np; ++j)
+            for (size_t e = 0; e < n; ++e) {
+                const int want = j * 1000 + static_cast<int>(me * n + e);
+                CHECK(gsd[2 * (j * n + e)] == want, "alltoalls from member %d element %zu = %d, expected %d", j, e,
+                      gsd[2 * (j * n + e)], want);
+                CHECK(gsd[2 * (j * n + e) + 1] == 0, "alltoalls wrote between strided elements");
+            }
+        std::vector<long> gin = to_host(in, n), gex = to_host(ex, n);
+        for (size_t i = 0; i < n; ++i) {
+            long before = 0;
+            for (int p = 0; p < me; ++p) before += (p + 1) * 10 + static_cast<long>(i);
+            CHECK(gex[i] == before && gin[i] == before + (me + 1) * 10 + static_cast<long>(i),
+                  "scans element %zu: in %ld ex %ld, expected %ld and %ld", i, gin[i], gex[i],
+                  before + (me + 1) * 10 + static_cast<long>(i), before);
+        }
+        shmem_barrier_all();
+        if (me == 0) std::printf("ok alltoalls and sum scans in a kernel\n");
     }
 
     const char* remote = getenv("KISHMEM_REMOTE");

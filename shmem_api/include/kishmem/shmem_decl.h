@@ -174,18 +174,18 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 #define K_DECL_COLL_D(D, T, N)                                                                    \
     D(int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root); \
       int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems);       \
-      int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems);)      \
-    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);          \
-    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+      int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems);       \
+      int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);) \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);
 #define K_DECL_COLL(T, N) K_DECL_COLL_D(K_DECL_DEV, T, N)
 #define K_DECL_COLL_HOST(T, N) K_DECL_COLL_D(K_DECL_HOST, T, N)
 KISHMEM_RMA_TYPES_DEV(K_DECL_COLL)
 KISHMEM_RMA_TYPES_HOST_ONLY(K_DECL_COLL_HOST)
 K_DECL_DEV(int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
            int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
-           int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);)
+           int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+           int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);)
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
-int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 
 #define K_DECL_COLL_AS(B)                                                                         \
     void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync); \
@@ -196,14 +196,14 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
 K_DECL_COLL_AS(32)
 K_DECL_COLL_AS(64)
 
-/* Reductions exist in device code for the device types (K_DECL_DEV), scans on the host only. */
+/* Reductions and sum scans exist in device code for the device types (K_DECL_DEV). */
 #define K_DECL_REDUCE(D, T, N, OP) D(int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);)
 #define K_DECL_REDUCE_BIT(T, N) K_DECL_REDUCE(K_DECL_DEV, T, N, and) K_DECL_REDUCE(K_DECL_DEV, T, N, or) K_DECL_REDUCE(K_DECL_DEV, T, N, xor)
 #define K_DECL_REDUCE_MINMAX_D(D, T, N) K_DECL_REDUCE(D, T, N, max) K_DECL_REDUCE(D, T, N, min)
 #define K_DECL_REDUCE_ARITH_D(D, T, N)                                                            \
     K_DECL_REDUCE(D, T, N, sum) K_DECL_REDUCE(D, T, N, prod)                                      \
-    int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems);       \
-    int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems);
+    D(int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems);     \
+      int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems);)
 #define K_DECL_REDUCE_MINMAX(T, N) K_DECL_REDUCE_MINMAX_D(K_DECL_DEV, T, N)
 #define K_DECL_REDUCE_ARITH(T, N) K_DECL_REDUCE_ARITH_D(K_DECL_DEV, T, N)
 #define K_DECL_REDUCE_MINMAX_HOST(T, N) K_DECL_REDUCE_MINMAX_D(K_DECL_HOST, T, N)

@@ -240,15 +240,18 @@ K_DEV_FN(int, team_sync, (shmem_team_t t), (t), const int slot = kd::team_slot(K
          if (slot < 0) kd::trap_bad(KS, "shmem_team_sync", -1, t); kd::sync_team<kd::Thread>(KS, slot, "shmem_team_sync");
          return 0)
 
-/* Team collectives (device/include/kishmem/device/coll.h): alltoall, broadcast, fcollect and
- * reductions for the device types; collect, alltoalls and scans stay host-only. */
+/* Team collectives (device/include/kishmem/device/coll.h): alltoall(s), broadcast, fcollect,
+ * reductions and sum scans for the device types; collect (sizes differ per PE) is host-only. */
 #define K_DEV_COLL(T, N)                                                                          \
     K_DEV_FN(int, N##_broadcast, (shmem_team_t t, T * d, const T *s, size_t n, int root), (t, d, s, n, root), \
              return kd::broadcast<kd::Thread>(KS, t, d, s, n * sizeof(T), root, "shmem_" #N "_broadcast")) \
     K_DEV_FN(int, N##_fcollect, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n),      \
              return kd::fcollect<kd::Thread>(KS, t, d, s, n * sizeof(T), "shmem_" #N "_fcollect")) \
     K_DEV_FN(int, N##_alltoall, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n),      \
-             return kd::alltoall<kd::Thread>(KS, t, d, s, n * sizeof(T), "shmem_" #N "_alltoall"))
+             return kd::alltoall<kd::Thread>(KS, t, d, s, n * sizeof(T), "shmem_" #N "_alltoall")) \
+    K_DEV_FN(int, N##_alltoalls, (shmem_team_t t, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n), \
+             (t, d, s, dst, sst, n),                                                              \
+             return kd::alltoalls<kd::Thread, T>(KS, t, d, s, dst, sst, n, "shmem_" #N "_alltoalls"))
 KISHMEM_RMA_TYPES_DEV(K_DEV_COLL)
 K_DEV_FN(int, broadcastmem, (shmem_team_t t, void *d, const void *s, size_t n, int root), (t, d, s, n, root),
          return kd::broadcast<kd::Thread>(KS, t, d, s, n, root, "shmem_broadcastmem"))
@@ -256,6 +259,11 @@ K_DEV_FN(int, fcollectmem, (shmem_team_t t, void *d, const void *s, size_t n), (
          return kd::fcollect<kd::Thread>(KS, t, d, s, n, "shmem_fcollectmem"))
 K_DEV_FN(int, alltoallmem, (shmem_team_t t, void *d, const void *s, size_t n), (t, d, s, n),
          return kd::alltoall<kd::Thread>(KS, t, d, s, n, "shmem_alltoallmem"))
+K_DEV_FN(int, alltoallsmem, (shmem_team_t t, void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n),
+         (t, d, s, dst, sst, n),
+         return kd::alltoalls<kd::Thread, unsigned char>(KS, t, static_cast<unsigned char *>(d),
+                                                         static_cast<const unsigned char *>(s), dst, sst, n,
+                                                         "shmem_alltoallsmem"))
 
 #define K_DEV_REDUCE(T, N, OP, OPT)                                                               \
     K_DEV_FN(int, N##_##OP##_reduce, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n), \
@@ -263,7 +271,11 @@ K_DEV_FN(int, alltoallmem, (shmem_team_t t, void *d, const void *s, size_t n), (
 #define K_DEV_REDUCE_BIT(T, N) K_DEV_REDUCE(T, N, and, OpAnd) K_DEV_REDUCE(T, N, or, OpOr) K_DEV_REDUCE(T, N, xor, OpXor)
 #define K_DEV_REDUCE_ARITH(T, N)                                                                  \
     K_DEV_REDUCE(T, N, max, OpMax) K_DEV_REDUCE(T, N, min, OpMin) K_DEV_REDUCE(T, N, sum, OpSum)  \
-    K_DEV_REDUCE(T, N, prod, OpProd)
+    K_DEV_REDUCE(T, N, prod, OpProd)                                                              \
+    K_DEV_FN(int, N##_sum_inscan, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n),    \
+             return kd::sum_scan<kd::Thread, T>(KS, t, d, s, n, true, "shmem_" #N "_sum_inscan")) \
+    K_DEV_FN(int, N##_sum_exscan, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n),    \
+             return kd::sum_scan<kd::Thread, T>(KS, t, d, s, n, false, "shmem_" #N "_sum_exscan"))
 KISHMEM_REDUCE_BIT_TYPES(K_DEV_REDUCE_BIT)
 KISHMEM_REDUCE_MINMAX_TYPES_DEV(K_DEV_REDUCE_ARITH)
 

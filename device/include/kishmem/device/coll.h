@@ -1,5 +1,5 @@
-// Team collectives in device code: alltoall, broadcast, fcollect (pushes) and reductions
-// (pulls), for one thread, a warp or a block (Coop), over any mix of peers reached by
+// Team collectives in device code: alltoall, alltoalls, broadcast, fcollect (pushes),
+// reductions and sum scans (pulls), for one thread, a warp or a block (Coop), over any mix of peers reached by
 // load/store and remote ones (rma.h's put/get route each PE). shmem_device.h wraps them
 // under the spec names (shmem_alltoallmem, shmem_int_sum_reduce, ...) and shmemx.h-style
 // _warp/_block names.
@@ -111,23 +111,23 @@ __device__ __forceinline__ T load_member(const State& s, const T* mapped, const 
     return mapped ? load_l2(mapped + i) : g<T>(s, source + i, pe, call);
 }
 
-// dest[i] = op over the members (in team order, the same on every PE, so floating-point
-// results agree everywhere) of source[i]. Each of the group's k members takes kUnroll elements
-// per round (i = base + u * k), loading them from one member before combining, so several
-// loads per member are in flight. In place (dest == source) every round is read, then a
-// barrier (no member reads these elements any more), then written.
+// dest[i] = op over members [0, upto) (in team order, the same on every PE, so floating-point
+// results agree everywhere) of source[i]; T{} when upto is 0. Each of the group's k members
+// takes kUnroll elements per round (i = base + u * k), loading them from one member before
+// combining, so several loads per member are in flight. In place (dest == source) every round
+// is read, then a barrier (no member reads these elements any more), then written.
 template <class Coop, class T, class Op>
-__device__ __forceinline__ int reduce(const State& s, const void* team, T* dest, const T* source, size_t n,
-                                      const char* call) {
+__device__ __forceinline__ void fold_members(const State& s, int slot, int upto, T* dest, const T* source, size_t n,
+                                             const char* call) {
     constexpr int kUnroll = 4;
-    const int slot = team_slot_or_trap(s, team, call);
     const Team& t = s.teams[slot];
     const bool in_place = dest == source;
-    sync_team<Coop>(s, slot, call);
     const size_t r = Coop::rank(), k = Coop::size();
     for (size_t base = 0; base < n; base += k * kUnroll) {
         T acc[kUnroll];
-        for (int j = 0; j < t.size; ++j) {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) acc[u] = T{};
+        for (int j = 0; j < upto; ++j) {
             const T* m = member_source(s, t, j, source, n, call);
             T v[kUnroll];
 #pragma unroll
@@ -144,6 +144,45 @@ __device__ __forceinline__ int reduce(const State& s, const void* team, T* dest,
             const size_t i = base + u * k + r;
             if (i < n) dest[i] = acc[u];
         }
+    }
+}
+
+template <class Coop, class T, class Op>
+__device__ __forceinline__ int reduce(const State& s, const void* team, T* dest, const T* source, size_t n,
+                                      const char* call) {
+    const int slot = team_slot_or_trap(s, team, call);
+    sync_team<Coop>(s, slot, call);
+    fold_members<Coop, T, Op>(s, slot, s.teams[slot].size, dest, source, n, call);
+    sync_team<Coop>(s, slot, call);
+    return 0;
+}
+
+// Sum scans: dest[i] = the sum of source[i] over members 0..me (inclusive) or 0..me-1
+// (exclusive; 0 on member 0).
+template <class Coop, class T>
+__device__ __forceinline__ int sum_scan(const State& s, const void* team, T* dest, const T* source, size_t n,
+                                        bool inclusive, const char* call) {
+    const int slot = team_slot_or_trap(s, team, call);
+    sync_team<Coop>(s, slot, call);
+    fold_members<Coop, T, OpSum>(s, slot, s.teams[slot].my_index + (inclusive ? 1 : 0), dest, source, n, call);
+    sync_team<Coop>(s, slot, call);
+    return 0;
+}
+
+// Strided alltoall: element e of the block for member j, source[sst * (j * n + e)], lands at
+// dest[dst * (i * n + e)] on member j (i: this PE's index); the group's members take elements
+// in turn.
+template <class Coop, class T>
+__device__ __forceinline__ int alltoalls(const State& s, const void* team, T* dest, const T* source, ptrdiff_t dst,
+                                         ptrdiff_t sst, size_t n, const char* call) {
+    const int slot = team_slot_or_trap(s, team, call);
+    const Team& t = s.teams[slot];
+    sync_team<Coop>(s, slot, call);
+    for (int kk = 1; kk <= t.size; ++kk) {
+        const int j = (t.my_index + kk) % t.size;
+        for (size_t e = Coop::rank(); e < n; e += Coop::size())
+            p<T>(s, dest + dst * static_cast<ptrdiff_t>(static_cast<size_t>(t.my_index) * n + e),
+                 source[sst * static_cast<ptrdiff_t>(static_cast<size_t>(j) * n + e)], t.members[j], call);
     }
     sync_team<Coop>(s, slot, call);
     return 0;
