@@ -9,6 +9,7 @@
 
 #include "kishmem/config.h"
 #include "kishmem/env.h"
+#include "kishmem/team.h"
 #include "heap/static_segment.h"
 #include "kishmem/device/state.h"
 #include "state.h"
@@ -103,6 +104,7 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
     }
     device::State st{};
     st.my_pe = s.pe;
+    st.ctx_default = &kishmem_ctx_default_obj;
     st.hang_warn_ns = s.hang_warn > 0 ? static_cast<unsigned long long>(s.hang_warn * 1e9) : 0;
     st.hang_abort_ns = s.hang_abort > 0 ? static_cast<unsigned long long>(s.hang_abort * 1e9) : 0;
     st.n_pes = s.npes;

@@ -73,8 +73,9 @@ inline int chan_of(const char* call, shmem_ctx_t ctx) {
 
 // Defines shmem_NAME(PARAMS) and shmem_ctx_NAME(shmem_ctx_t, PARAMS) with one body, in which
 // `call_` is the routine's name (for messages) and `ctx_` the context.  BODY is parenthesised.
-// Each shmem_NAME is also exported as kishmem_h_shmem_NAME: the host half of the __host__
-// __device__ routines that shmem.h defines under nvcc calls it (see shmem_device.h).
+// Each shmem_NAME and shmem_ctx_NAME is also exported as kishmem_h_shmem_NAME /
+// kishmem_h_shmem_ctx_NAME: the host half of the __host__ __device__ routines that shmem.h
+// defines under nvcc calls it (see shmem_device.h).
 #define K_STRIP(...) __VA_ARGS__
 #define K_ALIAS(RET, NAME, ...) RET kishmem_h_shmem_##NAME(__VA_ARGS__) __attribute__((alias("shmem_" #NAME)));
 #define K_BOTH(RET, NAME, BODY, ...)                                                              \
@@ -87,4 +88,5 @@ inline int chan_of(const char* call, shmem_ctx_t ctx) {
     RET shmem_ctx_##NAME(shmem_ctx_t ctx_, __VA_ARGS__) {                                         \
         const char* call_ = "shmem_ctx_" #NAME;                                                   \
         K_STRIP BODY;                                                                             \
-    }
+    }                                                                                             \
+    K_ALIAS(RET, ctx_##NAME, shmem_ctx_t, __VA_ARGS__)

@@ -126,6 +126,8 @@ K_ALIAS(void, fence, void)
 K_ALIAS(void, quiet, void)
 void shmem_ctx_fence(shmem_ctx_t ctx) { rt::fence(chan_of("shmem_ctx_fence", ctx)); }
 void shmem_ctx_quiet(shmem_ctx_t ctx) { rt::quiet(chan_of("shmem_ctx_quiet", ctx)); }
+K_ALIAS(void, ctx_fence, shmem_ctx_t ctx)
+K_ALIAS(void, ctx_quiet, shmem_ctx_t ctx)
 
 static void pe_quiet(const char* call, shmem_ctx_t ctx, const int* pes, size_t npes) {
     int chan = chan_of(call, ctx);

@@ -69,6 +69,8 @@ __global__ void k(int *d, const int *s, long *c) {
   shmem_int_put_nbi(d, s, 4, (shmem_my_pe() + 1) % shmem_n_pes());
   shmemx_alltoallmem_block(SHMEM_TEAM_WORLD, d, s, 16);
   shmem_long_atomic_add(c, 1, 0);
+  shmem_ctx_int_p(SHMEM_CTX_DEFAULT, d, 1, 0);
+  shmem_ctx_quiet(SHMEM_CTX_DEFAULT);
   shmem_quiet();
 }
 CU

@@ -4,10 +4,10 @@
 #define KISHMEM_SHMEM_DECL_H
 
 #define K_DECL_CTX2(RET, NAME, ...) RET shmem_##NAME(__VA_ARGS__); RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
-/* Routines that also exist in device code: under nvcc the context-less form is a __host__
- * __device__ inline function of kishmem/shmem_device.h, and only the context form is declared. */
+/* Routines that also exist in device code: under nvcc both forms are __host__ __device__ inline
+ * functions of kishmem/shmem_device.h (nothing is declared here). */
 #if defined(__CUDACC__)
-#define K_DECL_DEV2(RET, NAME, ...) RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
+#define K_DECL_DEV2(RET, NAME, ...)
 #define K_DECL_DEV(...)
 #else
 #define K_DECL_DEV2(RET, NAME, ...) K_DECL_CTX2(RET, NAME, __VA_ARGS__)
@@ -157,9 +157,8 @@ KISHMEM_DEPR_AMO_TYPES(K_DECL_DEPR_AMO_EXT)
 KISHMEM_DEPR_AMO_EXT_TYPES(K_DECL_DEPR_AMO_EXT)
 
 /* ---- memory ordering --------------------------------------------------------------------- */
-K_DECL_DEV(void shmem_fence(void); void shmem_quiet(void);)
-void shmem_ctx_fence(shmem_ctx_t ctx);
-void shmem_ctx_quiet(shmem_ctx_t ctx);
+K_DECL_DEV(void shmem_fence(void); void shmem_quiet(void);
+           void shmem_ctx_fence(shmem_ctx_t ctx); void shmem_ctx_quiet(shmem_ctx_t ctx);)
 void shmem_pe_quiet(const int *target_pes, size_t npes);
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 

@@ -30,70 +30,90 @@ __attribute__((used)) static const int kishmem_dstate_registered =
     K_HD RET shmem_##NAME PARAMS { return kishmem_h_shmem_##NAME ARGS; }
 #endif
 
+/* A routine with a context form too: shmem_NAME and shmem_ctx_NAME(shmem_ctx_t, ...). In kernels
+ * every context behaves as the default one (the body ignores it); on the host each form calls
+ * its own entry point. */
+#define K_CTX_PARAMS(...) (shmem_ctx_t ctx_, __VA_ARGS__)
+#define K_CTX_ARGS(...) (ctx_, __VA_ARGS__)
+#if defined(__CUDA_ARCH__)
+#define K_DEV_FN2(RET, NAME, PARAMS, ARGS, ...)                                                   \
+    K_DEV_FN(RET, NAME, PARAMS, ARGS, __VA_ARGS__)                                                \
+    extern "C" RET kishmem_h_shmem_ctx_##NAME K_CTX_PARAMS PARAMS;                                \
+    K_HD RET shmem_ctx_##NAME K_CTX_PARAMS PARAMS {                                               \
+        (void)ctx_;                                                                               \
+        __VA_ARGS__;                                                                              \
+    }
+#else
+#define K_DEV_FN2(RET, NAME, PARAMS, ARGS, ...)                                                   \
+    K_DEV_FN(RET, NAME, PARAMS, ARGS, __VA_ARGS__)                                                \
+    extern "C" RET kishmem_h_shmem_ctx_##NAME K_CTX_PARAMS PARAMS;                                \
+    K_HD RET shmem_ctx_##NAME K_CTX_PARAMS PARAMS { return kishmem_h_shmem_ctx_##NAME K_CTX_ARGS ARGS; }
+#endif
+
 namespace kd = kishmem::device;
 #define KS kishmem_dstate
 
 #define K_DEV_RMA(T, N)                                                                           \
-    K_DEV_FN(void, N##_put, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),                 \
+    K_DEV_FN2(void, N##_put, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),                 \
              return kd::put<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_put"))        \
-    K_DEV_FN(void, N##_get, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),                 \
+    K_DEV_FN2(void, N##_get, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),                 \
              return kd::get<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_get"))        \
-    K_DEV_FN(void, N##_put_nbi, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),             \
+    K_DEV_FN2(void, N##_put_nbi, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),             \
              return kd::put_nbi<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_put_nbi"))    \
-    K_DEV_FN(void, N##_get_nbi, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),             \
+    K_DEV_FN2(void, N##_get_nbi, (T * d, const T *s, size_t n, int pe), (d, s, n, pe),             \
              return kd::get<kd::Thread>(KS, d, s, n * sizeof(T), pe, "shmem_" #N "_get_nbi"))    \
-    K_DEV_FN(void, N##_p, (T * d, T v, int pe), (d, v, pe), return kd::p<T>(KS, d, v, pe, "shmem_" #N "_p")) \
-    K_DEV_FN(T, N##_g, (const T *s, int pe), (s, pe), return kd::g<T>(KS, s, pe, "shmem_" #N "_g")) \
-    K_DEV_FN(void, N##_put_signal, (T * d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+    K_DEV_FN2(void, N##_p, (T * d, T v, int pe), (d, v, pe), return kd::p<T>(KS, d, v, pe, "shmem_" #N "_p")) \
+    K_DEV_FN2(T, N##_g, (const T *s, int pe), (s, pe), return kd::g<T>(KS, s, pe, "shmem_" #N "_g")) \
+    K_DEV_FN2(void, N##_put_signal, (T * d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
              (d, s, n, sig, v, op, pe),                                                           \
              return kd::put_signal<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal")) \
-    K_DEV_FN(void, N##_put_signal_nbi, (T * d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+    K_DEV_FN2(void, N##_put_signal_nbi, (T * d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
              (d, s, n, sig, v, op, pe),                                                           \
              return kd::put_signal_nbi<kd::Thread>(KS, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal_nbi"))
 KISHMEM_RMA_TYPES_DEV(K_DEV_RMA)
 
 #define K_DEV_STRIDED(T, N)                                                                       \
-    K_DEV_FN(void, N##_iput, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe),   \
+    K_DEV_FN2(void, N##_iput, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe),   \
              (d, s, dst, sst, n, pe), kd::iput<T>(KS, d, s, dst, sst, n, pe, "shmem_" #N "_iput"); return) \
-    K_DEV_FN(void, N##_iget, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe),   \
+    K_DEV_FN2(void, N##_iget, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe),   \
              (d, s, dst, sst, n, pe), kd::iget<T>(KS, d, s, dst, sst, n, pe, "shmem_" #N "_iget"); return)
 KISHMEM_RMA_TYPES_DEV(K_DEV_STRIDED)
 
 #define K_DEV_BLOCKED(T, N)                                                                       \
-    K_DEV_FN(void, N##_ibput, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
+    K_DEV_FN2(void, N##_ibput, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
              (d, s, dst, sst, b, nb, pe), kd::ibput<T>(KS, d, s, dst, sst, b, nb, pe, "shmem_" #N "_ibput"); return) \
-    K_DEV_FN(void, N##_ibget, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
+    K_DEV_FN2(void, N##_ibget, (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
              (d, s, dst, sst, b, nb, pe), kd::ibget<T>(KS, d, s, dst, sst, b, nb, pe, "shmem_" #N "_ibget"); return)
 KISHMEM_RMA_TYPES_DEV(K_DEV_BLOCKED)
 
 /* The sized strided, blocked and signalling forms: element type kd::Sized<B>::type. */
 #define K_DEV_SIZED(B)                                                                            \
-    K_DEV_FN(void, iput##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
+    K_DEV_FN2(void, iput##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
              (d, s, dst, sst, n, pe),                                                             \
              kd::iput(KS, static_cast<kd::Sized<B>::type *>(d), static_cast<const kd::Sized<B>::type *>(s), dst, sst, n, \
                       pe, "shmem_iput" #B); return)                                               \
-    K_DEV_FN(void, iget##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
+    K_DEV_FN2(void, iget##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe), \
              (d, s, dst, sst, n, pe),                                                             \
              kd::iget(KS, static_cast<kd::Sized<B>::type *>(d), static_cast<const kd::Sized<B>::type *>(s), dst, sst, n, \
                       pe, "shmem_iget" #B); return)                                               \
-    K_DEV_FN(void, ibput##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
+    K_DEV_FN2(void, ibput##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
              (d, s, dst, sst, b, nb, pe),                                                         \
              kd::ibput(KS, static_cast<kd::Sized<B>::type *>(d), static_cast<const kd::Sized<B>::type *>(s), dst, sst, b, \
                        nb, pe, "shmem_ibput" #B); return)                                          \
-    K_DEV_FN(void, ibget##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
+    K_DEV_FN2(void, ibget##B, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe), \
              (d, s, dst, sst, b, nb, pe),                                                         \
              kd::ibget(KS, static_cast<kd::Sized<B>::type *>(d), static_cast<const kd::Sized<B>::type *>(s), dst, sst, b, \
                        nb, pe, "shmem_ibget" #B); return)                                          \
-    K_DEV_FN(void, put##B##_signal, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+    K_DEV_FN2(void, put##B##_signal, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
              (d, s, n, sig, v, op, pe),                                                           \
              return kd::put_signal<kd::Thread>(KS, d, s, n * (B / 8), sig, v, op, pe, "shmem_put" #B "_signal")) \
-    K_DEV_FN(void, put##B##_signal_nbi, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
+    K_DEV_FN2(void, put##B##_signal_nbi, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe), \
              (d, s, n, sig, v, op, pe),                                                           \
              return kd::put_signal_nbi<kd::Thread>(KS, d, s, n * (B / 8), sig, v, op, pe, "shmem_put" #B "_signal_nbi"))
 KISHMEM_RMA_SIZES(K_DEV_SIZED)
 
 #define K_DEV_MEM(NAME, B, OP)                                                                    \
-    K_DEV_FN(void, NAME, (void *d, const void *s, size_t n, int pe), (d, s, n, pe),               \
+    K_DEV_FN2(void, NAME, (void *d, const void *s, size_t n, int pe), (d, s, n, pe),               \
              return kd::OP<kd::Thread>(KS, d, s, n * (B), pe, "shmem_" #NAME))
 K_DEV_MEM(putmem, 1, put)
 K_DEV_MEM(getmem, 1, get)
@@ -103,60 +123,60 @@ K_DEV_MEM(getmem_nbi, 1, get)
     K_DEV_MEM(put##B, B / 8, put) K_DEV_MEM(get##B, B / 8, get) K_DEV_MEM(put##B##_nbi, B / 8, put_nbi) \
     K_DEV_MEM(get##B##_nbi, B / 8, get)
 KISHMEM_RMA_SIZES(K_DEV_SIZE)
-K_DEV_FN(void, putmem_signal, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe),
+K_DEV_FN2(void, putmem_signal, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe),
          (d, s, n, sig, v, op, pe), return kd::put_signal<kd::Thread>(KS, d, s, n, sig, v, op, pe, "shmem_putmem_signal"))
-K_DEV_FN(void, putmem_signal_nbi, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe),
+K_DEV_FN2(void, putmem_signal_nbi, (void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe),
          (d, s, n, sig, v, op, pe),
          return kd::put_signal_nbi<kd::Thread>(KS, d, s, n, sig, v, op, pe, "shmem_putmem_signal_nbi"))
 
 #define K_DEV_AMO_EXT(T, N)                                                                       \
-    K_DEV_FN(T, N##_atomic_fetch, (const T *s, int pe), (s, pe),                                  \
+    K_DEV_FN2(T, N##_atomic_fetch, (const T *s, int pe), (s, pe),                                  \
              return kd::amo<T>(KS, kd::Amo::fetch, const_cast<T *>(s), static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch")) \
-    K_DEV_FN(void, N##_atomic_set, (T * d, T v, int pe), (d, v, pe),                              \
+    K_DEV_FN2(void, N##_atomic_set, (T * d, T v, int pe), (d, v, pe),                              \
              kd::amo<T>(KS, kd::Amo::set, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_set"); return)      \
-    K_DEV_FN(T, N##_atomic_swap, (T * d, T v, int pe), (d, v, pe),                                \
+    K_DEV_FN2(T, N##_atomic_swap, (T * d, T v, int pe), (d, v, pe),                                \
              return kd::amo<T>(KS, kd::Amo::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap")) \
-    K_DEV_FN(void, N##_atomic_fetch_nbi, (T * f, const T *s, int pe), (f, s, pe),                 \
+    K_DEV_FN2(void, N##_atomic_fetch_nbi, (T * f, const T *s, int pe), (f, s, pe),                 \
              *f = kd::amo<T>(KS, kd::Amo::fetch, const_cast<T *>(s), static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_nbi"); return) \
-    K_DEV_FN(void, N##_atomic_swap_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),               \
+    K_DEV_FN2(void, N##_atomic_swap_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),               \
              *f = kd::amo<T>(KS, kd::Amo::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap_nbi"); return)
 #define K_DEV_AMO_STD(T, N)                                                                       \
     K_DEV_AMO_EXT(T, N)                                                                           \
-    K_DEV_FN(void, N##_atomic_compare_swap_nbi, (T * f, T * d, T c, T v, int pe), (f, d, c, v, pe), \
+    K_DEV_FN2(void, N##_atomic_compare_swap_nbi, (T * f, T * d, T c, T v, int pe), (f, d, c, v, pe), \
              *f = kd::amo<T>(KS, kd::Amo::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap_nbi"); return) \
-    K_DEV_FN(void, N##_atomic_fetch_inc_nbi, (T * f, T * d, int pe), (f, d, pe),                  \
+    K_DEV_FN2(void, N##_atomic_fetch_inc_nbi, (T * f, T * d, int pe), (f, d, pe),                  \
              *f = kd::amo<T>(KS, kd::Amo::fetch_add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_inc_nbi"); return) \
-    K_DEV_FN(void, N##_atomic_fetch_add_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
+    K_DEV_FN2(void, N##_atomic_fetch_add_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
              *f = kd::amo<T>(KS, kd::Amo::fetch_add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_add_nbi"); return) \
-    K_DEV_FN(T, N##_atomic_compare_swap, (T * d, T c, T v, int pe), (d, c, v, pe),                \
+    K_DEV_FN2(T, N##_atomic_compare_swap, (T * d, T c, T v, int pe), (d, c, v, pe),                \
              return kd::amo<T>(KS, kd::Amo::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap")) \
-    K_DEV_FN(T, N##_atomic_fetch_inc, (T * d, int pe), (d, pe),                                   \
+    K_DEV_FN2(T, N##_atomic_fetch_inc, (T * d, int pe), (d, pe),                                   \
              return kd::amo<T>(KS, kd::Amo::fetch_add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_inc")) \
-    K_DEV_FN(void, N##_atomic_inc, (T * d, int pe), (d, pe),                                      \
+    K_DEV_FN2(void, N##_atomic_inc, (T * d, int pe), (d, pe),                                      \
              kd::amo<T>(KS, kd::Amo::add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_inc"); return) \
-    K_DEV_FN(T, N##_atomic_fetch_add, (T * d, T v, int pe), (d, v, pe),                           \
+    K_DEV_FN2(T, N##_atomic_fetch_add, (T * d, T v, int pe), (d, v, pe),                           \
              return kd::amo<T>(KS, kd::Amo::fetch_add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_add")) \
-    K_DEV_FN(void, N##_atomic_add, (T * d, T v, int pe), (d, v, pe),                              \
+    K_DEV_FN2(void, N##_atomic_add, (T * d, T v, int pe), (d, v, pe),                              \
              kd::amo<T>(KS, kd::Amo::add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_add"); return)
 #define K_DEV_AMO_BIT(T, N)                                                                       \
-    K_DEV_FN(T, N##_atomic_fetch_and, (T * d, T v, int pe), (d, v, pe),                           \
+    K_DEV_FN2(T, N##_atomic_fetch_and, (T * d, T v, int pe), (d, v, pe),                           \
              return kd::amo<T>(KS, kd::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_and")) \
-    K_DEV_FN(void, N##_atomic_and, (T * d, T v, int pe), (d, v, pe),                              \
+    K_DEV_FN2(void, N##_atomic_and, (T * d, T v, int pe), (d, v, pe),                              \
              kd::amo<T>(KS, kd::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_and"); return)     \
-    K_DEV_FN(T, N##_atomic_fetch_or, (T * d, T v, int pe), (d, v, pe),                            \
+    K_DEV_FN2(T, N##_atomic_fetch_or, (T * d, T v, int pe), (d, v, pe),                            \
              return kd::amo<T>(KS, kd::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_or"))  \
-    K_DEV_FN(void, N##_atomic_or, (T * d, T v, int pe), (d, v, pe),                               \
+    K_DEV_FN2(void, N##_atomic_or, (T * d, T v, int pe), (d, v, pe),                               \
              kd::amo<T>(KS, kd::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_or"); return)       \
-    K_DEV_FN(T, N##_atomic_fetch_xor, (T * d, T v, int pe), (d, v, pe),                           \
+    K_DEV_FN2(T, N##_atomic_fetch_xor, (T * d, T v, int pe), (d, v, pe),                           \
              return kd::amo<T>(KS, kd::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor")) \
-    K_DEV_FN(void, N##_atomic_xor, (T * d, T v, int pe), (d, v, pe),                              \
+    K_DEV_FN2(void, N##_atomic_xor, (T * d, T v, int pe), (d, v, pe),                              \
              kd::amo<T>(KS, kd::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_xor"); return)
 #define K_DEV_AMO_BIT_NBI(T, N)                                                                   \
-    K_DEV_FN(void, N##_atomic_fetch_and_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
+    K_DEV_FN2(void, N##_atomic_fetch_and_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
              *f = kd::amo<T>(KS, kd::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_and_nbi"); return) \
-    K_DEV_FN(void, N##_atomic_fetch_or_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),           \
+    K_DEV_FN2(void, N##_atomic_fetch_or_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),           \
              *f = kd::amo<T>(KS, kd::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_or_nbi"); return) \
-    K_DEV_FN(void, N##_atomic_fetch_xor_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
+    K_DEV_FN2(void, N##_atomic_fetch_xor_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),          \
              *f = kd::amo<T>(KS, kd::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor_nbi"); return)
 KISHMEM_AMO_STD_TYPES(K_DEV_AMO_STD)
 KISHMEM_AMO_BIT_TYPES(K_DEV_AMO_BIT_NBI)
@@ -202,12 +222,14 @@ KISHMEM_SYNC_TYPES(K_DEV_SYNC_ARRAYS)
 K_DEV_FN(uint64_t, signal_fetch, (const uint64_t *sig), (sig), return *reinterpret_cast<const volatile uint64_t *>(sig))
 K_DEV_FN(uint64_t, signal_wait_until, (uint64_t * sig, int cmp, uint64_t x), (sig, cmp, x),
          return kd::wait_until<uint64_t>(KS, sig, cmp, x, "shmem_signal_wait_until"))
-K_DEV_FN(void, signal_add, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
+K_DEV_FN2(void, signal_add, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
          kd::amo<uint64_t>(KS, kd::Amo::add, sig, v, 0, pe, "shmem_signal_add"); return)
-K_DEV_FN(void, signal_set, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
+K_DEV_FN2(void, signal_set, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
          kd::amo<uint64_t>(KS, kd::Amo::set, sig, v, 0, pe, "shmem_signal_set"); return)
 K_DEV_FN(void, fence, (void), (), kd::fence(KS); return)
 K_DEV_FN(void, quiet, (void), (), kd::fence(KS); return)
+K_DEV_FN(void, ctx_fence, (shmem_ctx_t c), (c), (void)c; kd::fence(KS); return)
+K_DEV_FN(void, ctx_quiet, (shmem_ctx_t c), (c), (void)c; kd::fence(KS); return)
 K_DEV_FN(void, barrier_all, (void), (), kd::sync_all<kd::Thread>(KS); return)
 K_DEV_FN(void, sync_all, (void), (), kd::sync_all<kd::Thread>(KS); return)
 K_DEV_FN(int, my_pe, (void), (), return KS.my_pe)
@@ -227,6 +249,15 @@ K_HD shmem_team_t kishmem_predefined_team(int slot) {
     return slot == 0 ? &kishmem_team_world_obj : &kishmem_team_shared_obj;
 #endif
 }
+K_HD shmem_ctx_t kishmem_predefined_ctx(void) {
+#if defined(__CUDA_ARCH__)
+    return (shmem_ctx_t)KS.ctx_default;
+#else
+    return &kishmem_ctx_default_obj;
+#endif
+}
+#undef SHMEM_CTX_DEFAULT
+#define SHMEM_CTX_DEFAULT (kishmem_predefined_ctx())
 #undef SHMEM_TEAM_WORLD
 #undef SHMEM_TEAM_SHARED
 #define SHMEM_TEAM_WORLD (kishmem_predefined_team(0))

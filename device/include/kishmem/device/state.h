@@ -63,6 +63,7 @@ struct State {
     // lasts this long prints what it waits for (once), or prints it and traps.
     unsigned long long hang_warn_ns;
     unsigned long long hang_abort_ns;
+    const void* ctx_default;       // SHMEM_CTX_DEFAULT's handle (kernels treat every context as it)
 };
 
 }  // namespace kishmem::device
