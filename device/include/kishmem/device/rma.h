@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "coop.h"
+#include "patience.h"
 #include "remote.h"
 #include "state.h"
 
@@ -22,35 +23,6 @@ static __device__ __noinline__ void trap_bad(const State& s, const char* call, i
            s.my_pe, call, blockIdx.x, threadIdx.x, pe, s.n_pes - 1, addr, s.heap_base, s.heap_base + s.heap_size);
     __trap();
 }
-
-// A wait in a kernel that takes too long says so: after KISHMEM_HANG_WARN seconds once ("still
-// waiting"), after KISHMEM_HANG_ABORT seconds with a trap ("giving up"). describe(what, seconds)
-// prints the message naming the call and what is awaited. The clock (%globaltimer) is read every
-// 1024 polls, so a wait that ends soon costs a counter.
-struct Patience {
-    unsigned long long start = 0;
-    unsigned polls = 0;
-    bool warned = false;
-    template <class Describe>
-    __device__ __forceinline__ void tick(const State& s, Describe describe) {
-        if ((++polls & 1023u) != 0 || (s.hang_warn_ns == 0 && s.hang_abort_ns == 0)) return;
-        unsigned long long now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if (start == 0) {
-            start = now;
-            return;
-        }
-        const unsigned long long waited = now - start;
-        if (s.hang_abort_ns != 0 && waited >= s.hang_abort_ns) {
-            describe("giving up (KISHMEM_HANG_ABORT)", waited * 1e-9);
-            __trap();
-        }
-        if (!warned && s.hang_warn_ns != 0 && waited >= s.hang_warn_ns) {
-            warned = true;
-            describe("still waiting", waited * 1e-9);
-        }
-    }
-};
 
 // The one decision of how the device path reaches `pe`: the address of symmetric `sym` in
 // `pe`'s heap as this GPU can load and store it, or nullptr when `pe` is reached remotely

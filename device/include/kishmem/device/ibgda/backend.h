@@ -37,6 +37,7 @@
 #include <cstring>
 
 #include "kishmem/device/amo_code.h"
+#include "kishmem/device/patience.h"
 #include "kishmem/device/ibgda/mlx5_defs.h"
 #include "kishmem/device/ibgda/mlx5_wqe.h"
 #include "kishmem/device/ibgda/post.h"
@@ -177,8 +178,14 @@ __device__ __forceinline__ uint32_t post(const Target& t, bool signalled, Build 
 
 // Wait until the WQE at idx (signalled) has completed.
 __device__ __forceinline__ void wait(const State& s, const Target& t, uint32_t idx, int pe, const char* call) {
-    while (static_cast<int32_t>(idx + 1 - poll_cq<Share::gpu>(t.qp)) > 0) {
-    }
+    Patience p;
+    uint32_t cons;
+    while (static_cast<int32_t>(idx + 1 - (cons = poll_cq<Share::gpu>(t.qp))) > 0)
+        p.tick(s, [&](const char* what, double sec) {
+            printf("kishmem: PE %d: %s (device, block %d thread %d): %s after %.1f s for the NIC to complete WQE %u to "
+                   "PE %d (completed up to %u)\n",
+                   s.my_pe, call, blockIdx.x, threadIdx.x, what, sec, idx, pe, cons);
+        });
     const uint32_t e = *reinterpret_cast<volatile uint32_t*>(&t.qp.ctr->error);
     if (e != 0) trap_wqe(s, call, pe, e);
 }
