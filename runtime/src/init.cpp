@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -220,6 +221,13 @@ namespace kishmem {
 
 int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     using namespace rt;
+    // Open MPI's UCX components (pml/osc ucx) forward memory-release events to UCX through
+    // hooks in their own libraries by default (opal_common_ucx_opal_mem_hooks). When
+    // MPI_Init comes after shmem_init and MPI_Finalize before shmem_finalize, MPI_Finalize
+    // unloads those libraries while kishmem's UCX keeps running, and a later unmap in any
+    // thread jumps into unmapped code. Unless the user chose otherwise, leave memory events to
+    // UCX's own hooks (read by MPI_Init, so this only matters when shmem_init comes first).
+    setenv("OMPI_MCA_opal_common_ucx_opal_mem_hooks", "0", 0);
     State& s = state();
     if (s.initialized) return s.thread_level;
     if (s.finalized) fatal("shmem_init", "called after shmem_finalize; OpenSHMEM allows one init per program");
