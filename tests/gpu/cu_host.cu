@@ -10,15 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            std::fprintf(stderr, "FAIL: PE %d: line %d: %s: ", shmem_my_pe(), __LINE__, #cond); \
-            std::fprintf(stderr, __VA_ARGS__);                                                  \
-            std::fputc('\n', stderr);                                                           \
-            shmem_global_exit(1);                                                               \
-        }                                                                                       \
-    } while (0)
+#include "gpu_check.h"
 
 __global__ void k_ctx(long* cell, int* ints, uint64_t* sig) {
     const int right = (shmem_my_pe() + 1) % shmem_n_pes();

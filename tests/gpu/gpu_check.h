@@ -1,9 +1,13 @@
-// Checks of the GPU tests: a failed CUDA call or condition names the PE and ends the job.
+// Checks of the GPU tests: a failed CUDA call (CK) or condition (CHECK, mp_check.h) names the
+// PE and ends the job.
 #pragma once
 #include <cuda_runtime.h>
 #include <shmem.h>
 
 #include <cstdio>
+#include <cstdlib>
+
+#include "../mp/mp_check.h"  // CHECK
 
 #define CK(x)                                                                                   \
     do {                                                                                        \
@@ -13,12 +17,22 @@
             shmem_global_exit(1);                                                               \
         }                                                                                       \
     } while (0)
-#define CHECK(cond, ...)                                                                        \
+
+// The start of every GPU test: exit 77 (CTest's skip) where no GPU is usable, else a GPU heap
+// (unless KISHMEM_HEAP says otherwise) and shmem_init.
+#define GPU_TEST_INIT()                                                                         \
     do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            std::fprintf(stderr, "FAIL: PE %d: line %d: %s: ", shmem_my_pe(), __LINE__, #cond); \
-            std::fprintf(stderr, __VA_ARGS__);                                                  \
-            std::fputc('\n', stderr);                                                           \
-            shmem_global_exit(1);                                                               \
+        int ndev_ = 0;                                                                          \
+        if (cudaGetDeviceCount(&ndev_) != cudaSuccess || ndev_ == 0) {                          \
+            std::printf("SKIP: no usable GPU\n");                                               \
+            return 77;                                                                          \
         }                                                                                       \
+        setenv("KISHMEM_HEAP", "device", 0);                                                    \
+        shmem_init();                                                                           \
     } while (0)
+
+// A kernel launched before this has finished, and neither it nor the launch failed.
+static inline void sync_device() {
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+}

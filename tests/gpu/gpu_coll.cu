@@ -104,10 +104,6 @@ __global__ void k_strided_scans(shmem_team_t team, int* sdst, const int* ssrc, s
     shmem_long_sum_exscan(team, ex, src, n);
 }
 
-void sync_device() {
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-}
 
 template <class T>
 std::vector<T> to_host(const T* d, size_t n) {
@@ -154,13 +150,7 @@ void check_alltoall(shmem_team_t team, const std::vector<int>& mem, int me_t, in
 }  // namespace
 
 int main() {
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        std::printf("SKIP: no usable GPU\n");
-        return 77;
-    }
-    setenv("KISHMEM_HEAP", "device", 0);
-    shmem_init();
+    GPU_TEST_INIT();
     const int me = shmem_my_pe(), np = shmem_n_pes();
     const std::vector<int> world = members(0, 1, np);
 

@@ -22,13 +22,7 @@ __global__ void k_wait(int* flag) {
 __global__ void k_barrier() { shmem_barrier_all(); }
 
 int main() {
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        std::printf("SKIP: no usable GPU\n");
-        return 77;
-    }
-    setenv("KISHMEM_HEAP", "device", 0);
-    shmem_init();
+    GPU_TEST_INIT();
     const int me = shmem_my_pe(), np = shmem_n_pes();
     int* flag = static_cast<int*>(shmem_calloc(1, sizeof(int)));
     cudaStream_t side;

@@ -13,19 +13,9 @@
 
 #include "gpu_check.h"
 
-static void sync_device() {
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-}
 
 int main() {
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        std::printf("SKIP: no usable GPU\n");
-        return 77;
-    }
-    setenv("KISHMEM_HEAP", "device", 0);
-    shmem_init();
+    GPU_TEST_INIT();
     int me = shmem_my_pe(), np = shmem_n_pes(), left = (me + np - 1) % np;
 
     // 1. device ring put (kernel in the other translation unit)

@@ -102,21 +102,11 @@ __global__ void k_nbi(char* dst, const char* src, size_t piece) {
     shmem_quiet();
 }
 
-static void sync_device() {
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-}
 
 static char pattern(int pe, size_t i, int salt) { return (char)(pe * 31 + i * 7 + salt); }
 
 int main() {
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        std::printf("SKIP: no usable GPU\n");
-        return 77;
-    }
-    setenv("KISHMEM_HEAP", "device", 0);
-    shmem_init();
+    GPU_TEST_INIT();
     int me = shmem_my_pe(), np = shmem_n_pes(), left = (me + np - 1) % np, right = (me + 1) % np;
 
     // 0. the device state names the remote path asked for (the test would pass over load/store

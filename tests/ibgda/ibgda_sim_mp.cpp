@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../mp/mp_check.h"  // CHECK
 #include "kishmem/device/ibgda/mlx5_cqe.h"
 #include "kishmem/device/ibgda/mlx5_wqe.h"
 #include "kishmem/ibgda_info.h"
@@ -31,17 +32,6 @@ using kishmem::Status;
 using namespace kishmem::ibgda;
 
 static int me = -1, npes = 0;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            std::fprintf(stderr, "FAIL: PE %d: %s:%d: %s: ", me, __FILE__, __LINE__, #cond); \
-            std::fprintf(stderr, __VA_ARGS__);                                                 \
-            std::fputc('\n', stderr);                                                          \
-            std::fflush(stderr);                                                               \
-            shmem_global_exit(1);                                                              \
-        }                                                                                      \
-    } while (0)
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "../mp/mp_check.h"  // CHECK
 #include "kishmem/device/amo_code.h"
 #include "kishmem/runtime.h"
 #include "transport/ibgda/heap_access.h"
@@ -25,17 +26,6 @@ using namespace kishmem::proxy;
 namespace kd = kishmem::device;
 
 static int me = -1, npes = 0;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            std::fprintf(stderr, "FAIL: PE %d: %s:%d: %s: ", me, __FILE__, __LINE__, #cond); \
-            std::fprintf(stderr, __VA_ARGS__);                                                 \
-            std::fputc('\n', stderr);                                                          \
-            std::fflush(stderr);                                                               \
-            shmem_global_exit(1);                                                              \
-        }                                                                                      \
-    } while (0)
 
 namespace {
 

@@ -40,34 +40,33 @@ __device__ __forceinline__ int team_slot_or_trap(const State& s, const void* tea
     return slot;
 }
 
+// The pushes of alltoall and fcollect: bytes from source + j * stride to dest + i * bytes on
+// every member j (i: this PE's index), members visited from i + 1 on.
 template <class Coop>
-__device__ __forceinline__ int alltoall(const State& s, const void* team, void* dest, const void* source, size_t bytes,
-                                        const char* call) {
+__device__ __forceinline__ int push_to_members(const State& s, const void* team, void* dest, const void* source,
+                                               size_t bytes, size_t stride, const char* call) {
     const int slot = team_slot_or_trap(s, team, call);
     const Team& t = s.teams[slot];
     sync_team<Coop>(s, slot, call);
     for (int k = 1; k <= t.size; ++k) {
         const int j = (t.my_index + k) % t.size;
         put<Coop, true>(s, static_cast<char*>(dest) + static_cast<size_t>(t.my_index) * bytes,
-                        static_cast<const char*>(source) + static_cast<size_t>(j) * bytes, bytes, t.members[j], call);
+                        static_cast<const char*>(source) + static_cast<size_t>(j) * stride, bytes, t.members[j], call);
     }
     sync_team<Coop>(s, slot, call);
     return 0;
 }
 
 template <class Coop>
+__device__ __forceinline__ int alltoall(const State& s, const void* team, void* dest, const void* source, size_t bytes,
+                                        const char* call) {
+    return push_to_members<Coop>(s, team, dest, source, bytes, bytes, call);
+}
+
+template <class Coop>
 __device__ __forceinline__ int fcollect(const State& s, const void* team, void* dest, const void* source, size_t bytes,
                                         const char* call) {
-    const int slot = team_slot_or_trap(s, team, call);
-    const Team& t = s.teams[slot];
-    sync_team<Coop>(s, slot, call);
-    for (int k = 1; k <= t.size; ++k) {
-        const int j = (t.my_index + k) % t.size;
-        put<Coop, true>(s, static_cast<char*>(dest) + static_cast<size_t>(t.my_index) * bytes, source, bytes,
-                        t.members[j], call);
-    }
-    sync_team<Coop>(s, slot, call);
-    return 0;
+    return push_to_members<Coop>(s, team, dest, source, bytes, 0, call);
 }
 
 template <class Coop>

@@ -119,18 +119,6 @@ struct InlineBytes {
     }
 };
 
-// Inline write of the low n (1..8) bytes of value.
-struct InlineValue {
-    const Target& t;
-    uint64_t roff;
-    uint64_t value;
-    uint32_t n;
-    __device__ __forceinline__ uint64_t operator()(void* slot, const mlx5::WqeHeader& h, uint32_t) const {
-        mlx5::build_rdma_write_inline_value(slot, h, mlx5::RemoteRef{t.qp.remote_base + roff, t.qp.rkey}, value, n);
-        return mlx5::make_doorbell_value(mlx5::kOpRdmaWrite, h.wqe_idx, h.qpn, 3);
-    }
-};
-
 // RDMA read of len bytes into laddr (lkey), or into the WQE's result slot when to_result.
 struct Read {
     const Target& t;
@@ -228,7 +216,7 @@ static __device__ __noinline__ void put(const State& s, int pe, size_t roff, con
 // Inline write of a value of n = 1..8 bytes (shmem_p, barrier flags); completes at quiet.
 static __device__ __noinline__ void put_value(const State& s, int pe, size_t roff, uint64_t value, uint32_t n) {
     const Target t = target(s, pe);
-    post(t, false, InlineValue{t, roff, value, n});
+    post(t, false, InlineValue{t.qp, roff, value, n});
 }
 
 static __device__ __noinline__ void get(const State& s, int pe, size_t roff, void* dst, size_t n, const char* call) {
@@ -288,7 +276,7 @@ static __device__ __noinline__ void put_signal(const State& s, int pe, size_t ro
     const Target t = target(s, pe);
     uint32_t last = 0;
     const bool wait_source = n != 0 && post_put(t, s, roff, src, n, &last) && !nbi;
-    if (op == 0) last = post(t, wait_source, InlineValue{t, sig_off, value, 8});
+    if (op == 0) last = post(t, wait_source, InlineValue{t.qp, sig_off, value, 8});
     else last = post(t, wait_source, Atomic{t, sig_off, false, value, 0});
     if (wait_source) wait(s, t, last, pe, call);  // the source is reusable on return
 }

@@ -302,13 +302,14 @@ __device__ __forceinline__ uint32_t post_warp(const DeviceQp& qp, uint8_t flags,
 
 // ---- builders for the common WQEs (pass to post_thread / post_warp) -------------------------------
 
-// 8-byte inline RDMA write of value to remote_base + roff (shmem_p of a 64-bit word).
-struct Inline8 {
+// Inline RDMA write of the low n (1..8) bytes of value to remote_base + roff (shmem_p).
+struct InlineValue {
     const DeviceQp& qp;
     uint64_t roff;
     uint64_t value;
+    uint32_t n;
     __device__ __forceinline__ uint64_t operator()(void* slot, const mlx5::WqeHeader& h, uint32_t) const {
-        mlx5::build_rdma_write_inline_value(slot, h, mlx5::RemoteRef{qp.remote_base + roff, qp.rkey}, value, 8);
+        mlx5::build_rdma_write_inline_value(slot, h, mlx5::RemoteRef{qp.remote_base + roff, qp.rkey}, value, n);
         return mlx5::make_doorbell_value(mlx5::kOpRdmaWrite, h.wqe_idx, h.qpn, 3);
     }
 };
@@ -337,12 +338,12 @@ struct Nop {
 template <Share S, class Credit = CqCredit>
 __device__ __forceinline__ uint32_t put8_thread(const DeviceQp& qp, uint64_t roff, uint64_t value,
                                                 uint32_t signal_every) {
-    return post_thread<S, Credit>(qp, 0, signal_every, Inline8{qp, roff, value});
+    return post_thread<S, Credit>(qp, 0, signal_every, InlineValue{qp, roff, value, 8});
 }
 
 template <Share S, class Credit = CqCredit>
 __device__ __forceinline__ uint32_t put8_warp(const DeviceQp& qp, uint64_t roff, uint64_t value) {
-    return post_warp<S, Credit>(qp, 0, mlx5::kCtrlCqUpdate, Inline8{qp, roff, value});
+    return post_warp<S, Credit>(qp, 0, mlx5::kCtrlCqUpdate, InlineValue{qp, roff, value, 8});
 }
 
 // ---- quiet ----------------------------------------------------------------------------------------

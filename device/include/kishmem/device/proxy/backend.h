@@ -49,13 +49,24 @@ __device__ __forceinline__ uint32_t refresh(const kp::Channel& c) {
     return v;
 }
 
-// Until done >= target (free-running indices): first by what this GPU has seen already.
-__device__ __forceinline__ void until(const kp::Channel& c, uint32_t target) {
+// Until done >= target (free-running indices): first by what this GPU has seen already. With
+// a state, a wait that takes too long says so (KISHMEM_HANG_WARN/ABORT) naming `call`.
+__device__ __forceinline__ void until(const kp::Channel& c, uint32_t target, const State* s = nullptr,
+                                      const char* call = nullptr) {
     uint32_t v;
     asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(c.seen) : "memory");
     if (static_cast<int32_t>(target - v) <= 0) return;
+    Patience p;
     // Reads across PCIe compete with the proxy's own reads of the rings: space them out.
-    for (unsigned ns = 64; static_cast<int32_t>(target - refresh(c)) > 0; ns = ns < 1024 ? 2 * ns : ns) __nanosleep(ns);
+    for (unsigned ns = 64; static_cast<int32_t>(target - (v = refresh(c))) > 0; ns = ns < 1024 ? 2 * ns : ns) {
+        __nanosleep(ns);
+        if (s != nullptr)
+            p.tick(*s, [&](const char* what, double sec) {
+                printf("kishmem: PE %d: %s (device, block %d thread %d): %s after %.1f s for the CPU proxy to complete "
+                       "descriptor %u (it has completed %u): is the host process alive?\n",
+                       s->my_pe, call, blockIdx.x, threadIdx.x, what, sec, target - 1, v);
+            });
+    }
 }
 
 static __device__ __noinline__ void trap_proxy(const State& s, const kp::Channel& c, const char* call) {
@@ -121,25 +132,9 @@ __device__ __forceinline__ uint32_t post(const kp::Channel& c, uint8_t op, uint8
     return idx;
 }
 
-// Until done >= target, saying so when the proxy takes too long (KISHMEM_HANG_WARN/ABORT).
-__device__ __forceinline__ void until_patient(const State& s, const kp::Channel& c, uint32_t target, const char* call) {
-    uint32_t v;
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(c.seen) : "memory");
-    if (static_cast<int32_t>(target - v) <= 0) return;
-    Patience p;
-    for (unsigned ns = 64; static_cast<int32_t>(target - (v = refresh(c))) > 0; ns = ns < 1024 ? 2 * ns : ns) {
-        __nanosleep(ns);
-        p.tick(s, [&](const char* what, double sec) {
-            printf("kishmem: PE %d: %s (device, block %d thread %d): %s after %.1f s for the CPU proxy to complete "
-                   "descriptor %u (it has completed %u): is the host process alive?\n",
-                   s.my_pe, call, blockIdx.x, threadIdx.x, what, sec, target - 1, v);
-        });
-    }
-}
-
 // Until descriptor idx (and every one before it on the channel) is complete.
 __device__ __forceinline__ void wait(const State& s, const kp::Channel& c, uint32_t idx, const char* call) {
-    until_patient(s, c, idx + 1, call);
+    until(c, idx + 1, &s, call);
     if (*c.error != 0) trap_proxy(s, c, call);
 }
 
@@ -207,7 +202,7 @@ static __device__ __noinline__ void put_signal(const State& s, int pe, size_t ro
 static __device__ __noinline__ void quiet(const State& s) {
     for (int i = 0; i < s.proxy->n; ++i) {
         const kp::Channel& c = s.proxy->channels[i];
-        until_patient(s, c, *reinterpret_cast<volatile uint32_t*>(c.resv), "shmem_quiet");
+        until(c, *reinterpret_cast<volatile uint32_t*>(c.resv), &s, "shmem_quiet");
         if (*c.error != 0) trap_proxy(s, c, "shmem_quiet");
     }
 }
