@@ -2,7 +2,8 @@
 # tools/gpu/run.sh: on a machine with an NVIDIA GPU, build kishmem, run the GPU tests at 1, 2
 # and 4 PEs under a private MPS daemon, and run the device benchmark against NVSHMEM (same
 # source, same PE count, same run).  Results go to $OUT (default ./gpu-results):
-#   tests.log, kishmem.txt, nvshmem.txt, gpu_perf.md (the side-by-side table), env.txt,
+#   ctest.txt and tests.log (the GPU tests, summary and output), moe.txt (the MoE example's
+#   timings), kishmem.txt, nvshmem.txt, gpu_perf.md (the side-by-side table), env.txt,
 #   ibgda_rate.txt (the IBGDA message-rate benchmark; its tables are appended to gpu_perf.md).
 # Where the machine has PMIx's library but not its headers, put pmix.h & co. in
 # .gpu-deps/pmix/include.
@@ -26,7 +27,7 @@ cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMP
   -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
   || { tail -30 "$RES/configure.log"; exit 1; }
 grep -E "kishmem:" "$RES/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target gpu_rma gpu_remote gpu_coll gpu_hang 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
+cmake --build build-gpu -j"$(nproc)" --target cu_host gpu_rma gpu_remote gpu_coll gpu_hang 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
   || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
 
 # ---- private MPS daemon: several PEs on one GPU -------------------------------------------
@@ -36,62 +37,16 @@ nvidia-cuda-mps-control -d && echo "MPS daemon started"
 trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; rm -rf "$T"' EXIT
 
 # ---- tests -------------------------------------------------------------------------------
+# The GPU tests as CTest knows them (tests/gpu/CMakeLists.txt: PE counts, KISHMEM_REMOTE paths,
+# timeouts, pass/fail patterns), one at a time on the one GPU; every test's output goes to
+# tests.log, the MoE example's timings to moe.txt.
 fails=0
-for np in 1 2 4; do
-  for heap in device; do
-    if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=$heap KISHMEM_HANG_ABORT=60 \
-       tests/launch.sh mpirun "$np" 120 -- build-gpu/tests/gpu/gpu_rma >> "$RES/tests.log" 2>&1; then
-      echo "PASS gpu.rma np=$np"
-    else
-      echo "FAIL gpu.rma np=$np"; fails=$((fails + 1))
-    fi
-  done
-done
-# The device path to PEs not reached by load/store, forced for every other PE: over IBGDA (the
-# software NIC) and through the CPU proxy.
-for path in ibgda proxy; do
-  for np in 2 4; do
-    if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=$path KISHMEM_HANG_ABORT=60 \
-       tests/launch.sh mpirun "$np" 120 -- build-gpu/tests/gpu/gpu_remote >> "$RES/tests.log" 2>&1; then
-      echo "PASS gpu.$path np=$np"
-    else
-      echo "FAIL gpu.$path np=$np"; fails=$((fails + 1))
-    fi
-  done
-done
-# Team collectives in kernels, over load/store and over both remote paths.
-for path in auto ibgda proxy; do
-  for np in 1 2 4; do
-    [[ $path != auto && $np == 1 ]] && continue
-    if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=$path KISHMEM_HANG_ABORT=60 \
-       tests/launch.sh mpirun "$np" 120 -- build-gpu/tests/gpu/gpu_coll >> "$RES/tests.log" 2>&1; then
-      echo "PASS gpu.coll.$path np=$np"
-    else
-      echo "FAIL gpu.coll.$path np=$np"; fails=$((fails + 1))
-    fi
-  done
-done
-# Waits that take too long are reported (KISHMEM_HANG_WARN), naming the PE for a barrier.
-for np in 1 2; do
-  if SHMEM_SYMMETRIC_SIZE=64M bash tests/gpu/hang_check.sh "$np" build-gpu/tests/gpu/gpu_hang >> "$RES/tests.log" 2>&1; then
-    echo "PASS gpu.hang np=$np"
-  else
-    echo "FAIL gpu.hang np=$np"; fails=$((fails + 1))
-  fi
-done
-# The MoE dispatch/combine example (checks itself, then times 20 rounds).
-for path in auto ibgda proxy; do
-  for np in 2 4; do
-    if SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_REMOTE=$path KISHMEM_HANG_ABORT=60 \
-       tests/launch.sh mpirun "$np" 60 -- build-gpu/examples/03_moe_dispatch_combine > "$T/moe.txt" 2>&1; then
-      echo "PASS gpu.moe.$path np=$np"
-    else
-      echo "FAIL gpu.moe.$path np=$np"; fails=$((fails + 1))
-    fi
-    { echo "## moe $path np=$np"; cat "$T/moe.txt"; } >> "$RES/moe.txt"
-  done
-done
-grep -E "^(PASS|FAIL|SKIP)|FAIL:|TIMEOUT" "$RES/tests.log" | tail -40
+(cd build-gpu && ctest -R '^gpu\.' -j1) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
+cp build-gpu/Testing/Temporary/LastTest.log "$RES/tests.log" 2>/dev/null
+grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout" "$RES/ctest.txt"
+grep -E "^[0-9]+/[0-9]+ Test: gpu\.moe|^moe:" "$RES/tests.log" > "$RES/moe.txt"
+# On the GPU machine a skipped GPU test is a failure (no GPU seen).
+if grep -q "Skipped" "$RES/ctest.txt"; then echo "FAIL: GPU tests skipped on a GPU machine"; fails=$((fails + 1)); fi
 
 # ---- benchmark: kishmem, then NVSHMEM, same source ---------------------------------------
 SHMEM_SYMMETRIC_SIZE=256M timeout 300 mpirun -np 2 --bind-to none build-gpu/tools/perf/gpu/kishmem_gpu_perf \
