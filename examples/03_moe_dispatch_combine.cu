@@ -94,6 +94,21 @@ struct Bufs {
     unsigned int* done;  // GPU memory, not symmetric: blocks of this PE done with a phase
 };
 
+// The end of a phase (0 dispatch, 1 combine), by thread 0 of every block after its block's work:
+// this block's puts complete; the last block to get here tells every PE that this PE's data of
+// the phase has arrived (flag[phase][me] = epoch) and resets the block count for the next kernel.
+__device__ void phase_done(const Config& c, const Bufs& b, int phase, uint64_t epoch) {
+    if (threadIdx.x != 0) return;
+    shmem_quiet();
+    __threadfence_system();
+    if (atomicAdd(b.done, 1u) == gridDim.x - 1) {  // the last block: every block's puts are complete
+        __threadfence_system();
+        for (int p = 0; p < c.npes; ++p) shmem_uint64_p(b.flag + phase * c.npes + c.me, epoch, p);
+        shmem_quiet();
+        *b.done = 0;
+    }
+}
+
 // One block per token: send the token (and its routing) to every PE owning one of its experts.
 // The last block to finish, after every block's quiet, tells each PE that this PE's tokens
 // have arrived (flag[0][me] = epoch).
@@ -123,16 +138,7 @@ __global__ void dispatch(Config c, Bufs b, uint64_t epoch) {
         if (threadIdx.x == 0) shmem_putmem_nbi(b.meta + slot, &m, sizeof m, p);
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        shmem_quiet();
-        __threadfence_system();
-        if (atomicAdd(b.done, 1u) == gridDim.x - 1) {  // the last block: every block's puts are complete
-            __threadfence_system();
-            for (int p = 0; p < c.npes; ++p) shmem_uint64_p(b.flag + c.me, epoch, p);
-            shmem_quiet();
-            *b.done = 0;
-        }
-    }
+    phase_done(c, b, 0, epoch);
 }
 
 // Blocks take (source PE, token) items in turn: wait for the source's tokens, run this PE's
@@ -171,16 +177,7 @@ __global__ void experts_and_combine(Config c, Bufs b, uint64_t epoch) {
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) {
-        shmem_quiet();
-        __threadfence_system();
-        if (atomicAdd(b.done, 1u) == gridDim.x - 1) {
-            __threadfence_system();
-            for (int p = 0; p < c.npes; ++p) shmem_uint64_p(b.flag + c.npes + c.me, epoch, p);
-            shmem_quiet();
-            *b.done = 0;
-        }
-    }
+    phase_done(c, b, 1, epoch);
 }
 
 // Blocks take tokens in turn: wait for every PE's partials, add those of the PEs the token went to.

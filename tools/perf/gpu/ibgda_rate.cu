@@ -238,6 +238,23 @@ private:
     uint8_t* base_;
 };
 
+// (b) and (c) write into a host buffer: each thread's slot of its CTA's region must hold its
+// last put (index `last` of run `run`). Reports up to five wrong slots.
+void expect_last_values(const char* col, const uint8_t* buf, int k, uint32_t threads, uint32_t run, uint32_t last) {
+    int bad = 0;
+    for (int q = 0; q < k && bad < 5; ++q)
+        for (uint32_t t = 0; t < threads && bad < 5; ++t) {
+            uint64_t v;
+            std::memcpy(&v, buf + kRegionBytes * q + 8 * t, 8);
+            const uint64_t want = put_value(run, q, t, last);
+            if (v != want) {
+                ++bad;
+                EXPECT(v == want, "%s K=%d CTA %d thread %u: 0x%016" PRIx64 ", expected 0x%016" PRIx64, col, k, q, t, v,
+                       want);
+            }
+        }
+}
+
 // ---- timing --------------------------------------------------------------------------------------
 
 template <class Launch>
@@ -532,18 +549,7 @@ int main(int argc, char** argv) {
                        "(c) K=%d: proxy executed %" PRIu64 " descriptors (expected %.0f), %" PRIu64 " errors", k,
                        s1.executed - s0.executed, ops, s1.errors);
                 if (mode == 0) {
-                    int bad = 0;
-                    for (int q = 0; q < k && bad < 5; ++q)
-                        for (uint32_t t = 0; t < threads && bad < 5; ++t) {
-                            uint64_t v;
-                            std::memcpy(&v, target.data() + kRegionBytes * q + 8 * t, 8);
-                            const uint64_t want = put_value(run, q, t, iters - 1);
-                            if (v != want) {
-                                ++bad;
-                                EXPECT(v == want, "(c) K=%d CTA %d thread %u: 0x%016" PRIx64 ", expected 0x%016" PRIx64,
-                                       k, q, t, v, want);
-                            }
-                        }
+                    expect_last_values("(c)", target.data(), k, threads, run, iters - 1);
                     std::printf("# (c) K=%3d  proxy, puts as host stores: %.2f Mops/s\n", k, row.c);
                 } else {
                     // Every descriptor became a WQE; the ring's last one decodes as an 8-byte inline write.
@@ -645,18 +651,7 @@ int main(int argc, char** argv) {
                 EXPECT(s1.wqes - s0.wqes == uint64_t(ops) && s1.errors == 0 && s1.flushed == 0,
                        "(b) K=%d: NIC executed %" PRIu64 " WQEs (expected %.0f), %" PRIu64 " errors, %" PRIu64 " flushed", k,
                        s1.wqes - s0.wqes, ops, s1.errors, s1.flushed);
-                int bad = 0;
-                for (int q = 0; q < k && bad < 5; ++q)
-                    for (uint32_t t = 0; t < threads && bad < 5; ++t) {
-                        uint64_t v;
-                        std::memcpy(&v, heap.data() + kRegionBytes * q + 8 * t, 8);
-                        const uint64_t want = put_value(run, q, t, batches - 1);
-                        if (v != want) {
-                            ++bad;
-                            EXPECT(v == want, "(b) K=%d CTA %d thread %u: 0x%016" PRIx64 ", expected 0x%016" PRIx64, k, q, t,
-                                   v, want);
-                        }
-                    }
+                expect_last_values("(b)", heap.data(), k, threads, run, batches - 1);
                 std::printf("# (b) K=%3d  %.2f Mops/s  (%" PRIu64 " WQEs, %" PRIu64 " CQEs, %" PRIu64
                             " doorbell changes seen, %" PRIu64 " CQ-full stalls)\n",
                             k, r.b, s1.wqes - s0.wqes, s1.cqes - s0.cqes, s1.doorbells - s0.doorbells,

@@ -52,15 +52,6 @@ std::unique_ptr<DeviceQps>& g_qps() {
     return p;
 }
 
-bool gpu_mapped(const void* p) {
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return a.type == cudaMemoryTypeHost && a.devicePointer == p;
-}
-
 std::size_t align64(std::size_t x) { return (x + 63) & ~std::size_t{63}; }
 
 }  // namespace
@@ -93,7 +84,7 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
         ok = q->nic->register_memory(heap, heap_bytes, &heap_key);
         const std::size_t result_bytes = std::size_t{dib::kResultBytes} << kLogRing;
         if (ok == Status::ok) ok = alloc_queue_memory(result_bytes * npes * kQpsPerPe, &q->results);
-        if (ok == Status::ok && !gpu_mapped(q->results.ptr)) {
+        if (ok == Status::ok && !queue_memory_gpu_mapped(q->results.ptr)) {
             ok = Status::unsupported;
             mine_why = "queue memory is not host-pinned memory mapped at the same address into the GPU";
         } else if (ok == Status::ok) {
@@ -152,7 +143,7 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
             if (qs != Status::ok) return *why = std::string("creating a QP: ") + status_name(qs), qs;
             const SimQpView v = q->nic->qp_view(qpn);
             const SimCqView c = q->nic->cq_view(cqn);
-            if (!gpu_mapped(v.sq) || !gpu_mapped(c.buf))
+            if (!queue_memory_gpu_mapped(v.sq) || !queue_memory_gpu_mapped(c.buf))
                 return *why = "software NIC queues are not mapped into the GPU", Status::unsupported;
             const std::size_t i = static_cast<std::size_t>(pe) * kQpsPerPe + slot;
             dib::QpDesc& d = descs[i];

@@ -123,6 +123,20 @@ bool free_pinned(void* p) {
 }  // namespace
 #endif
 
+bool queue_memory_gpu_mapped(const void* p) {
+#if defined(KISHMEM_HAVE_CUDA)
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost && a.devicePointer == p;
+#else
+    (void)p;
+    return false;
+#endif
+}
+
 // With a GPU: pinned host memory mapped into the GPU (kernels write WQEs and doorbells into
 // it, read CQEs from it). Without one, or if that fails: page-aligned heap memory.
 Status alloc_queue_memory(std::size_t bytes, QueueMemory* out) {

@@ -50,6 +50,8 @@ struct QueueMemory {
 };
 Status alloc_queue_memory(std::size_t bytes, QueueMemory* out);
 void free_queue_memory(QueueMemory* m);
+// Whether p is host-pinned memory mapped into the GPU at the same address (what kernels need).
+bool queue_memory_gpu_mapped(const void* p);
 
 constexpr std::size_t kDbrBytes = 64;
 constexpr std::size_t kUarPageBytes = 4096;

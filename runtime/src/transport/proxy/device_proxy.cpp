@@ -54,10 +54,7 @@ Status make_device_channels(const Proxy& p, void** block, std::string* why) {
     char* dev = static_cast<char*>(mem);
     for (int i = 0; i < n; ++i) {
         Channel c = p.channel(i);
-        cudaPointerAttributes a{};
-        if (cudaPointerGetAttributes(&a, c.ring) != cudaSuccess || a.type != cudaMemoryTypeHost ||
-            a.devicePointer != c.ring) {
-            cudaGetLastError();
+        if (!ibgda::queue_memory_gpu_mapped(c.ring)) {
             cudaFree(mem);
             return *why = "proxy channels are not host-pinned memory mapped at the same address into the GPU",
                    Status::unsupported;
