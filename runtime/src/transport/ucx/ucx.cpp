@@ -138,8 +138,8 @@ Status UcxTransport::put(int chan, int pe, std::size_t off, const void* src, std
     prm.op_attr_mask = 0;
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
-    c.dirty.store(true, std::memory_order_relaxed);
     ucs_status_ptr_t req = ucp_put_nbx(p.ep, src, n, p.base + off, p.rkey, &prm);
+    c.count();
     return nbi ? detach(req, "put", pe) : wait(req, "put", pe);
 }
 
@@ -148,8 +148,8 @@ Status UcxTransport::get(int chan, int pe, std::size_t off, void* dst, std::size
     prm.op_attr_mask = 0;
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
-    c.dirty.store(true, std::memory_order_relaxed);
     ucs_status_ptr_t req = ucp_get_nbx(p.ep, dst, n, p.base + off, p.rkey, &prm);
+    c.count();
     return nbi ? detach(req, "get", pe) : wait(req, "get", pe);
 }
 
@@ -187,8 +187,8 @@ Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned w
     }
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
-    c.dirty.store(true, std::memory_order_relaxed);
     ucs_status_ptr_t req = ucp_atomic_op_nbx(p.ep, uop, &value, 1, p.base + off, p.rkey, &prm);
+    c.count();
     Status s = fetch ? wait(req, "atomic", pe) : detach(req, "atomic", pe);
     if (fetched) *fetched = width == 4 ? (result & 0xffffffffu) : result;
     return s;
@@ -196,7 +196,7 @@ Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned w
 
 Status UcxTransport::fence(int chan) {
     Channel& c = ch(chan);
-    if (!c.dirty.load(std::memory_order_relaxed)) return Status::ok;
+    if (c.idle()) return Status::ok;
     ucs_status_t st = ucp_worker_fence(c.worker);
     return st == UCS_OK ? Status::ok : Status::transport_error;
 }
@@ -205,10 +205,19 @@ Status UcxTransport::quiet(int chan) {
     ucp_request_param_t prm;
     prm.op_attr_mask = 0;
     Channel& c = ch(chan);
-    // A plain load first: an idle channel costs no locked instruction.
-    if (!c.dirty.load(std::memory_order_relaxed) || !c.dirty.exchange(false, std::memory_order_relaxed))
-        return Status::ok;
-    return wait(ucp_worker_flush_nbx(c.worker, &prm), "quiet", -1);
+    // Everything this thread issued is counted in `issued` now (its own increments precede
+    // this load), so a completed flush that covers `target` covers this thread's operations.
+    uint64_t target = c.issued.load(std::memory_order_acquire);
+    if (c.flushed.load(std::memory_order_acquire) >= target) return Status::ok;
+    // The flush is requested after `target` operations were handed to UCX: it covers them all,
+    // whichever thread issued them, and so may publish `target` when it completes.
+    Status s = wait(ucp_worker_flush_nbx(c.worker, &prm), "quiet", -1);
+    if (s != Status::ok) return s;
+    uint64_t seen = c.flushed.load(std::memory_order_relaxed);
+    while (seen < target && !c.flushed.compare_exchange_weak(seen, target, std::memory_order_release,
+                                                                std::memory_order_relaxed)) {
+    }
+    return Status::ok;
 }
 
 void UcxTransport::progress() {

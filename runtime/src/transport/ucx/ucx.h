@@ -41,11 +41,20 @@ private:
     struct Channel {
         ucp_worker_h worker = nullptr;
         std::vector<Peer> peers;
-        // Something was issued since the last flush: fence and quiet on an idle channel cost
-        // nothing (a channel nobody uses, e.g. global variables in a heap-only job, stays free).
-        std::atomic<bool> dirty{false};
+        // Operations are numbered in the order they were handed to UCX: `issued` counts them
+        // (incremented after the UCX call returns), `flushed` is the highest number a completed
+        // flush is known to cover.  A quiet returns at once when everything this thread issued
+        // is covered (an idle channel costs nothing); otherwise it flushes, and a flush covers
+        // every operation counted before it started.  A flag would not do: with several threads,
+        // one thread's quiet could clear it while another thread's flush, which its own
+        // operations depend on, is still running.
+        std::atomic<uint64_t> issued{0};
+        std::atomic<uint64_t> flushed{0};
         Channel() = default;
-        Channel(Channel&& o) noexcept : worker(o.worker), peers(std::move(o.peers)), dirty(o.dirty.load()) {}
+        Channel(Channel&& o) noexcept
+            : worker(o.worker), peers(std::move(o.peers)), issued(o.issued.load()), flushed(o.flushed.load()) {}
+        void count() { issued.fetch_add(1, std::memory_order_release); }
+        bool idle() const { return flushed.load(std::memory_order_acquire) >= issued.load(std::memory_order_acquire); }
     };
     Status wait(ucs_status_ptr_t req, const char* what, int pe);
     Channel& ch(int chan) { return chan_[static_cast<std::size_t>(chan) % chan_.size()]; }
