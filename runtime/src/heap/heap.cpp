@@ -1,5 +1,7 @@
-// Collective allocation.  Every call starts with a min/max exchange of (call kind, size):
-// it is the barrier the spec requires and it catches PEs that pass different arguments.
+// Collective allocation.  Every call starts with a min/max exchange of (call kind, size): it is
+// the barrier the spec requires and it catches PEs that pass different arguments.  Offsets are
+// aligned by the allocator; the heap base is aligned too (kSegmentAlign, heap/segment.h), so an
+// aligned offset is an aligned address on every PE.
 #include <cstring>
 
 #include "../state.h"
@@ -45,6 +47,21 @@ namespace kishmem::rt {
 void* malloc(std::size_t bytes, std::size_t align, const char* call) {
     agree(call, align > kAllocAlign ? k_align : k_malloc, bytes, align);
     if (bytes == 0) return nullptr;
+    if (align > kAllocAlign) {
+        // The allocator aligns offsets; they are aligned addresses on every PE only up to the
+        // alignment every PE's heap base has (a host heap's is kSegmentAlign, a GPU heap's what
+        // the driver gave).  Agreed by all, so that every PE returns the same answer.
+        State& s = state();
+        uint64_t mine = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s.base) & -reinterpret_cast<uintptr_t>(s.base));
+        uint64_t v[2] = {mine ? mine : 1ull << 63, 0}, lo[2], hi[2];
+        team_minmax(rt::team_world(), call, v, lo, hi);
+        if (align > lo[0]) {
+            warn(call, "alignment %zu is larger than the alignment of some PE's symmetric heap base (%llu bytes); "
+                       "no symmetric block can honour it",
+                 align, static_cast<unsigned long long>(lo[0]));
+            return nullptr;
+        }
+    }
     return allocate(call, bytes, align);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -37,13 +38,29 @@ Status Segment::create(std::size_t bytes) {
         close(fd);
         return Status::no_memory;
     }
-    base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    // Reserve bytes + kSegmentAlign of address space, map the segment at the first
+    // kSegmentAlign-aligned address in it and give the rest back: every PE's heap then starts at
+    // a multiple of kSegmentAlign, so an offset aligned to A <= kSegmentAlign is an address
+    // aligned to A on every PE (what shmem_align promises).
+    void* span = mmap(nullptr, bytes + kSegmentAlign, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (span == MAP_FAILED) {
+        close(fd);
+        warn("shmem_init", "cannot reserve %zu bytes of address space for the symmetric heap: %s", bytes + kSegmentAlign,
+             std::strerror(errno));
+        return Status::no_memory;
+    }
+    char* lo = static_cast<char*>(span);
+    char* at = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(lo) + kSegmentAlign - 1) & ~(kSegmentAlign - 1));
+    base_ = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd, 0);
     close(fd);
     if (base_ == MAP_FAILED) {
         base_ = nullptr;
+        munmap(span, bytes + kSegmentAlign);
         warn("shmem_init", "mmap of a %zu-byte symmetric heap failed: %s", bytes, std::strerror(errno));
         return Status::no_memory;
     }
+    if (at > lo) munmap(lo, at - lo);
+    if (lo + kSegmentAlign > at) munmap(at + bytes, lo + kSegmentAlign - at);
     size_ = bytes;
     return Status::ok;
 }

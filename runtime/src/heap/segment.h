@@ -9,6 +9,9 @@
 
 namespace kishmem {
 
+// Where create() maps a segment: a multiple of this (address space is reserved around it).
+constexpr std::size_t kSegmentAlign = std::size_t(1) << 30;
+
 class Segment {
 public:
     Segment() = default;
@@ -16,7 +19,7 @@ public:
     Segment& operator=(const Segment&) = delete;
     ~Segment();
 
-    // Creates and maps a new segment of `bytes`.
+    // Creates and maps a new segment of `bytes` at a multiple of kSegmentAlign.
     Status create(std::size_t bytes);
     // Maps a peer's segment by name; its size must be `bytes`.
     Status attach(const std::string& name, std::size_t bytes);
