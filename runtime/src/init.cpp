@@ -42,11 +42,35 @@ void abort_job(int status, const char* message) {
     std::_Exit(status ? status : 1);
 }
 
-int online_cpus() {
+// The CPUs this process may run on, as bytes for the bootstrap exchange (all online CPUs when
+// the mask cannot be read).
+Blob affinity_blob() {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? static_cast<int>(n) : 1;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        CPU_ZERO(&set);
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
+    }
+    const auto* p = reinterpret_cast<const uint8_t*>(&set);
+    return Blob(p, p + sizeof set);
+}
+
+// KISHMEM_YIELD=auto: the host is oversubscribed when its PEs outnumber the CPUs they may run
+// on together (the union of their affinity masks).  PEs bound one to a core (mpirun's default)
+// then spin on their own cores; PEs squeezed onto fewer cores than there are PEs yield.
+bool oversubscribed(const std::vector<Blob>& masks, const std::vector<bool>& local) {
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    int nlocal = 0;
+    for (std::size_t r = 0; r < masks.size(); ++r) {
+        if (!local[r]) continue;
+        ++nlocal;
+        cpu_set_t m;
+        CPU_ZERO(&m);
+        std::memcpy(&m, masks[r].data(), std::min(masks[r].size(), sizeof m));
+        CPU_OR(&all, &all, &m);
+    }
+    return nlocal > CPU_COUNT(&all);
 }
 
 void print_info(bool all) {
@@ -261,6 +285,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     char* static_base = nullptr;
     std::size_t static_bytes = 0;
     if (!(env::static_symmetric() && find_static_segment(&static_base, &static_bytes))) static_bytes = 0;
+    const Blob affinity = affinity_blob();
+    std::vector<Blob> masks(s.npes);
     Blob mine = BlobWriter()
                     .str(host)
                     .str(s.own.name())
@@ -269,6 +295,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
                     .u64(remote == "ucx")
                     .str(env::heap())
                     .u64(static_bytes)
+                    .bytes(affinity.data(), affinity.size())
                     .take();
     std::vector<Blob> all;
     check_status(s.boot->allgather(mine, &all, nullptr), "shmem_init", s.pe);
@@ -281,6 +308,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         uint64_t size = rd.u64(), nlocal = rd.u64(), want_ucx = rd.u64();
         std::string heap_mode = rd.str();
         if (rd.u64() != static_bytes) static_bytes = 0;  // not the same executable everywhere
+        masks[r] = rd.bytes();
         if (!rd.at_end()) fatal("shmem_init", "malformed bootstrap data from PE %d", r);
         if (heap_mode != env::heap())
             fatal("shmem_init", "PE %d has KISHMEM_HEAP=%s, this PE %s: set it alike on every PE", r, heap_mode.c_str(),
@@ -352,7 +380,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 
     std::string y = env::yield();
     bool yy = false;
-    if (y == "auto") s.yield = nlocal > online_cpus();
+    if (y == "auto") s.yield = oversubscribed(masks, s.local);
     else if (env::parse_bool(y.c_str(), &yy)) s.yield = yy;
     else fatal("shmem_init", "KISHMEM_YIELD='%s': expected auto, 1 or 0", y.c_str());
 

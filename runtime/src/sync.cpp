@@ -89,9 +89,9 @@ void team_sync(kishmem_team* t, const char* call) {
 void Waiter::spin() {
     State& s = state();
     progress();
-    // Yield where PEs outnumber cores, and in any wait that is not over quickly (other jobs
-    // may share the cores).
-    if (s.yield || count_ > 4096) sched_yield();
+    // Yield only where this host's PEs outnumber the cores they may run on together (or
+    // KISHMEM_YIELD=1): a PE with a core of its own keeps spinning, however long it waits.
+    if (s.yield) sched_yield();
     if ((++count_ & 1023) != 0) return;
     if (s.hang_warn <= 0 && s.hang_abort <= 0) return;
     double t = now_s();
