@@ -91,8 +91,8 @@ public:
         MPI_Initialized(&up);
         MPI_Finalized(&down);
         (void)message;  // fatal() has printed it already
-        if (up && !down) MPI_Abort(comm_ != MPI_COMM_NULL ? comm_ : MPI_COMM_WORLD, status ? status : 1);
-        std::_Exit(status ? status : 1);
+        if (up && !down) MPI_Abort(comm_ != MPI_COMM_NULL ? comm_ : MPI_COMM_WORLD, status);
+        std::_Exit(status);
     }
 
     void finalize() override {

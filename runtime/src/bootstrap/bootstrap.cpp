@@ -24,7 +24,7 @@ public:
         *all = {mine};
         return Status::ok;
     }
-    void abort(int status, const char*) override { std::_Exit(status ? status : 1); }
+    void abort(int status, const char*) override { std::_Exit(status); }
     void finalize() override {}
 };
 

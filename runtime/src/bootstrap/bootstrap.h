@@ -27,6 +27,8 @@ public:
     // A real barrier (nobody leaves before everybody arrived), also where the launcher's
     // data-less fence is not one.
     Status barrier(const std::function<void()>& progress);
+    // Ends every rank's process; the job's exit status is `status` (0 included: shmem_global_exit(0)
+    // is a successful end).  Errors pass a non-zero status.
     [[noreturn]] virtual void abort(int status, const char* message) = 0;
     virtual void finalize() = 0;
 

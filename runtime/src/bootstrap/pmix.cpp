@@ -81,8 +81,8 @@ public:
     }
 
     void abort(int status, const char* message) override {
-        if (initialized_) PMIx_Abort(status ? status : 1, message, nullptr, 0);
-        std::_Exit(status ? status : 1);
+        if (initialized_) PMIx_Abort(status, message, nullptr, 0);
+        std::_Exit(status);
     }
 
     void finalize() override {
