@@ -72,11 +72,21 @@ inline int test_all(const Cond<T>& c) {
     return 1;
 }
 
-// test_any: an index of an active element that meets it, SIZE_MAX when none does.
+// test_any: an index of an active element that meets it, SIZE_MAX when none does.  The search
+// starts after the index this thread found last, so that calling again and again reaches every
+// element that meets the condition, not only the first one.
+inline thread_local std::size_t g_any_next = 0;
 template <class T>
 inline std::size_t test_any(const Cond<T>& c) {
-    for (std::size_t i = 0; i < c.n; ++i)
-        if (c.active(i) && c.met(i)) return i;
+    if (c.n == 0) return SIZE_MAX;
+    const std::size_t start = g_any_next % c.n;
+    for (std::size_t k = 0; k < c.n; ++k) {
+        std::size_t i = start + k < c.n ? start + k : start + k - c.n;
+        if (c.active(i) && c.met(i)) {
+            g_any_next = i + 1;
+            return i;
+        }
+    }
     return SIZE_MAX;
 }
 
@@ -124,12 +134,20 @@ void shmem_fence(void) { rt::fence(chan_of("shmem_fence", SHMEM_CTX_DEFAULT)); }
 void shmem_quiet(void) { rt::quiet(chan_of("shmem_quiet", SHMEM_CTX_DEFAULT)); }
 K_ALIAS(void, fence, void)
 K_ALIAS(void, quiet, void)
-void shmem_ctx_fence(shmem_ctx_t ctx) { rt::fence(chan_of("shmem_ctx_fence", ctx)); }
-void shmem_ctx_quiet(shmem_ctx_t ctx) { rt::quiet(chan_of("shmem_ctx_quiet", ctx)); }
+// On SHMEM_CTX_INVALID the memory-ordering routines have nothing to order or complete: no-ops.
+void shmem_ctx_fence(shmem_ctx_t ctx) {
+    if (ctx == SHMEM_CTX_INVALID) return check_init("shmem_ctx_fence");
+    rt::fence(chan_of("shmem_ctx_fence", ctx));
+}
+void shmem_ctx_quiet(shmem_ctx_t ctx) {
+    if (ctx == SHMEM_CTX_INVALID) return check_init("shmem_ctx_quiet");
+    rt::quiet(chan_of("shmem_ctx_quiet", ctx));
+}
 K_ALIAS(void, ctx_fence, shmem_ctx_t ctx)
 K_ALIAS(void, ctx_quiet, shmem_ctx_t ctx)
 
 static void pe_quiet(const char* call, shmem_ctx_t ctx, const int* pes, size_t npes) {
+    if (ctx == SHMEM_CTX_INVALID) return check_init(call);
     int chan = chan_of(call, ctx);
     for (size_t i = 0; i < npes; ++i) target(call, ctx, pes[i]);  // checks every PE named
     rt::quiet(chan);  // completes the named PEs' operations (and, here, the others' too)

@@ -11,6 +11,11 @@
  *  - shmem_ctx_get_team: the world team for the default context and for shmem_ctx_create's
  *    contexts, the team for shmem_team_create_ctx's, nonzero and SHMEM_TEAM_INVALID for
  *    SHMEM_CTX_INVALID;
+ *  - shmem_ctx_quiet, shmem_ctx_fence and shmem_ctx_pe_quiet on SHMEM_CTX_INVALID do nothing
+ *    and return (1.5 "Communication Management Routines": a handle that is not a valid context
+ *    makes RMA and AMO routines undefined, and SHMEM_CTX_INVALID is the value a program keeps in
+ *    handles that reference no context; the memory-ordering routines on it have nothing to
+ *    complete or order);
  *  - a context created from a team addresses PEs by their number in that team;
  *    shmem_team_create_ctx on SHMEM_TEAM_INVALID returns nonzero and SHMEM_CTX_INVALID. */
 #include "api_check.h"
@@ -339,6 +344,22 @@ int main(void) {
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
     CHECK(npes <= 30, "the bitwise checks give each PE one bit");
+
+    /* memory ordering on SHMEM_CTX_INVALID: no effect, no error; the default context still works */
+    {
+        static long inv;
+        inv = 0;
+        shmem_barrier_all();
+        shmem_long_p(&inv, me + 1, right);
+        shmem_ctx_fence(SHMEM_CTX_INVALID);
+        shmem_ctx_quiet(SHMEM_CTX_INVALID);
+        int pes[2] = {right, left};
+        shmem_ctx_pe_quiet(SHMEM_CTX_INVALID, pes, 2);
+        shmem_ctx_pe_quiet(SHMEM_CTX_INVALID, NULL, 0);
+        shmem_quiet();
+        shmem_barrier_all();
+        CHECK(inv == left + 1, "put around the SHMEM_CTX_INVALID calls: %ld, expected %d", inv, left + 1);
+    }
 
     /* handles */
     shmem_team_t t = SHMEM_TEAM_INVALID;

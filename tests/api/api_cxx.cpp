@@ -197,6 +197,8 @@ int main() {
     }
 
     shmem_ctx_destroy(ctx);
+    /* shmem_sync(team) overload beside the active-set shmem_sync (1.5 "SHMEM_SYNC") */
+    CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "shmem_sync(SHMEM_TEAM_WORLD) did not return 0");
     mp_pass("api_cxx");
     shmem_finalize();
     return 0;

@@ -318,6 +318,20 @@ int main(void) {
     API_REDUCE_BITWISE_TYPES(CALL_RED_BIT)
     API_REDUCE_MINMAX_TYPES(CALL_RED_ARITH)
 
+    /* shmem_sync (1.5 "SHMEM_SYNC"): the C11 form takes a team, the deprecated C form an
+     * active set; both through the one name. */
+    static long ps[SHMEM_BARRIER_SYNC_SIZE];
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i) ps[i] = SHMEM_SYNC_VALUE;
+    static int sync_flag;
+    sync_flag = 0;
+    shmem_barrier_all();
+    shmem_int_atomic_set(&sync_flag, me + 1, right);
+    shmem_quiet();
+    CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "shmem_sync(SHMEM_TEAM_WORLD) did not return 0");
+    CHECK(sync_flag == left + 1, "after shmem_sync(team): flag %d, expected %d", sync_flag, left + 1);
+    shmem_sync(0, 0, npes, ps);
+    shmem_barrier_all();
+
     shmem_ctx_destroy(ctx);
     mp_pass("api_generic");
     shmem_finalize();

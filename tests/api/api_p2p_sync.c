@@ -11,7 +11,12 @@
  *    set is empty, and test_any gives SIZE_MAX when nothing satisfies;
  *  - wait_until_some / test_some: the number of unique satisfying included indices written to
  *    indices[]; 0 for an empty set, and test_some 0 when nothing satisfies;
- *  - the _vector forms compare element i with cmp_values[i].
+ *  - the _vector forms compare element i with cmp_values[i];
+ *  - test_any / wait_until_any (and _vector) called again and again on an array whose included
+ *    elements all satisfy the condition return each of them in turn, not always the first
+ *    (1.5 "SHMEM_TEST_ANY", "SHMEM_WAIT_UNTIL_ANY": the index of any one satisfying element is
+ *    returned; a program that serves whichever element is ready by calling them repeatedly must
+ *    reach every satisfying element).
  * The variables are updated from the left neighbour with atomic_set (p for short/ushort, which
  * have no AMOs); every phase uses fresh variables. */
 #include "api_check.h"
@@ -167,6 +172,44 @@ static void p2p_all_to_all(void) {
     shmem_free(rows);
 }
 
+/* Repeated test_any / wait_until_any calls must reach every satisfying included index. */
+#define ROT_N 6
+static void any_rotation(void) {
+    long *v = (long *)shmem_calloc(ROT_N, sizeof(long));
+    int *w = (int *)shmem_calloc(ROT_N, sizeof(int));
+    int status[ROT_N] = {0, 0, 0, 1, 0, 0}; /* element 3 excluded */
+    long lref[ROT_N];
+    int iref[ROT_N];
+    for (int i = 0; i < ROT_N; ++i) {
+        v[i] = 7;
+        w[i] = 7;
+        lref[i] = 7;
+        iref[i] = 7;
+    }
+    for (int form = 0; form < 6; ++form) {
+        int seen[ROT_N] = {0};
+        for (int call = 0; call < 4 * ROT_N; ++call) {
+            size_t r = SIZE_MAX;
+            switch (form) {
+                case 0: r = shmem_long_test_any(v, ROT_N, status, SHMEM_CMP_EQ, 7L); break;
+                case 1: r = shmem_long_wait_until_any(v, ROT_N, status, SHMEM_CMP_EQ, 7L); break;
+                case 2: r = shmem_long_test_any_vector(v, ROT_N, status, SHMEM_CMP_EQ, lref); break;
+                case 3: r = shmem_long_wait_until_any_vector(v, ROT_N, status, SHMEM_CMP_EQ, lref); break;
+                case 4: r = shmem_int_test_any(w, ROT_N, status, SHMEM_CMP_GE, 7); break;
+                case 5: r = shmem_int_wait_until_any_vector(w, ROT_N, status, SHMEM_CMP_LE, iref); break;
+            }
+            CHECK(r < ROT_N && r != 3, "form %d call %d returned %zu: not a satisfying included index", form, call, r);
+            seen[r]++;
+        }
+        for (int i = 0; i < ROT_N; ++i)
+            CHECK(i == 3 || seen[i] > 0, "form %d: %d calls never returned index %d (every element satisfies)", form,
+                  4 * ROT_N, i);
+    }
+    shmem_barrier_all();
+    shmem_free(w);
+    shmem_free(v);
+}
+
 int main(void) {
     shmem_init();
     me = shmem_my_pe();
@@ -180,6 +223,7 @@ int main(void) {
 #define CALL_P2P(T, NAME) p2p_##NAME();
     KISHMEM_SYNC_TYPES(CALL_P2P)
     p2p_all_to_all();
+    any_rotation();
 
     mp_pass("api_p2p_sync");
     shmem_finalize();

@@ -97,6 +97,9 @@ void kishmem_generic_no_such_type(void);
 #define shmem_test_any_vector(...) K_GEN0(K_SYNC, test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...) K_GEN0(K_SYNC, test_some_vector, __VA_ARGS__)
 
+/* shmem_sync: the team form (1.5 C11 binding) or the deprecated active-set form. */
+#define shmem_sync(...) _Generic(K_ARG0(__VA_ARGS__, 0), shmem_team_t: shmem_team_sync, default: shmem_sync)(__VA_ARGS__)
+
 /* Deprecated generic names still in OpenSHMEM 1.5 (1.3's AMOs and shmem_wait). */
 #define shmem_fetch(...) K_GEN0Q(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, fetch, __VA_ARGS__)
 #define shmem_set(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, set, __VA_ARGS__)
@@ -185,6 +188,13 @@ KISHMEM_GENERIC_REDUCE_ARITH_TYPES(K_CXX_REDUCE, prod)
     inline size_t shmem_test_any(T *v, size_t n, const int *st, int cmp, T x) { return shmem_##N##_test_any(v, n, st, cmp, x); } \
     inline size_t shmem_test_some(T *v, size_t n, size_t *ix, const int *st, int cmp, T x) { return shmem_##N##_test_some(v, n, ix, st, cmp, x); }
 KISHMEM_GENERIC_SYNC_TYPES(K_CXX_SYNC, _)
+
+/* shmem_sync(team) next to the active-set shmem_sync of the C API. */
+#if defined(__CUDACC__)
+static inline __host__ __device__ int shmem_sync(shmem_team_t t) { return shmem_team_sync(t); }
+#else
+inline int shmem_sync(shmem_team_t t) { return shmem_team_sync(t); }
+#endif
 
 #endif /* C11 / C++ */
 
