@@ -198,37 +198,68 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
 #endif
 }
 
-// The executable's writable segment as a second symmetric region: this PE's own variables by
-// load/store, every other PE's through a UCX transport registered over that segment.
-void open_statics(char* base, std::size_t bytes) {
-#if KISHMEM_HAVE_UCX
+// The executable's writable segment as a second symmetric region.  Same-host peers share it:
+// each PE moves its segment into a shared-memory object at the same address and maps its
+// same-host peers' objects, so their variables are reached by load/store and CPU atomics like
+// the heap.  PEs on other hosts (every peer with KISHMEM_REMOTE=ucx) go through a UCX
+// transport registered over the segment.  Collective: every PE calls it, also alone (1 PE).
+void open_statics(char* base, std::size_t bytes, bool all_one_host, bool ucx_for_local) {
     State& s = state();
-    auto ucx = std::make_unique<UcxTransport>();
-    Blob blob;
-    if (ucx->open(s.thread_level == 3, 1, base, bytes, &blob) != Status::ok) {
-        warn("shmem_init", "global and static variables are not symmetric: UCX could not register them");
-        return;
+    std::vector<char*> bases(s.npes, nullptr);
+    bases[s.pe] = base;
+    bool share = false;
+    for (int r = 0; r < s.npes; ++r) share |= r != s.pe && s.local[r] && !ucx_for_local;
+    if (s.npes > 1) {
+        auto own = std::make_unique<Segment>();
+        if (share && own->create_over(base, bytes) != Status::ok)
+            fatal("shmem_init", "cannot share the %zu bytes of global and static variables at %p with same-host PEs; "
+                  "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", bytes, static_cast<void*>(base));
+        std::vector<Blob> all;
+        check_status(s.boot->allgather(BlobWriter().str(share ? own->name() : std::string()).take(), &all, nullptr),
+                     "shmem_init", s.pe);
+        s.static_peers.resize(s.npes);
+        for (int r = 0; r < s.npes && share; ++r) {
+            if (r == s.pe || !s.local[r]) continue;
+            std::string name = BlobReader(all[r]).str();
+            auto seg = std::make_unique<Segment>();
+            if (name.empty() || seg->attach(name, bytes) != Status::ok)
+                fatal("shmem_init", "cannot map the global and static variables of PE %d (same host); "
+                      "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", r);
+            bases[r] = static_cast<char*>(seg->base());
+            s.static_peers[r] = std::move(seg);
+        }
+        check_status(s.boot->barrier(nullptr), "shmem_init", s.pe);
+        own->unlink();
+        s.static_own = std::move(own);
     }
-    std::vector<Blob> all;
-    check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
-    std::vector<bool> want(s.npes, true);
-    want[s.pe] = false;
-    check_status(ucx->connect(all, want), "shmem_init", s.pe);
-    std::vector<char*> own(s.npes, nullptr);
-    own[s.pe] = base;
-    s.static_self = std::make_unique<ShmTransport>(own);
-    s.static_ucx = std::move(ucx);
-    s.route_static.assign(s.npes, s.static_ucx.get());
-    s.route_static[s.pe] = s.static_self.get();
-    s.transports.push_back(s.static_ucx.get());
-    s.needs_progress = true;
+    s.static_shm = std::make_unique<ShmTransport>(bases);
+    s.route_static.assign(s.npes, s.static_shm.get());
+    if (s.npes > 1 && (!all_one_host || ucx_for_local)) {
+#if KISHMEM_HAVE_UCX
+        auto ucx = std::make_unique<UcxTransport>();
+        Blob blob;
+        if (ucx->open(s.thread_level == 3, 1, base, bytes, &blob) != Status::ok)
+            fatal("shmem_init", "global and static variables: UCX could not register the %zu bytes at %p; "
+                  "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", bytes, static_cast<void*>(base));
+        std::vector<Blob> all;
+        check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
+        std::vector<bool> want(s.npes, false);
+        for (int r = 0; r < s.npes; ++r) want[r] = bases[r] == nullptr;
+        check_status(ucx->connect(all, want), "shmem_init", s.pe);
+        s.static_ucx = std::move(ucx);
+        for (int r = 0; r < s.npes; ++r)
+            if (want[r]) s.route_static[r] = s.static_ucx.get();
+        s.transports.push_back(s.static_ucx.get());
+        s.needs_progress = true;
+#else
+        fatal("shmem_init", "global and static variables of PEs on other hosts need UCX, and this library was built "
+              "without it; KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off");
+#endif
+    }
     s.static_base = base;
     s.static_size = bytes;
-    debug("global and static variables symmetric: %zu bytes at %p", bytes, static_cast<void*>(base));
-#else
-    (void)base;
-    (void)bytes;
-#endif
+    debug("global and static variables symmetric: %zu bytes at %p (%s)", bytes, static_cast<void*>(base),
+          share ? "shared with same-host PEs" : "this PE's own by load/store");
 }
 
 }  // namespace
@@ -376,7 +407,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 
     // Global and static variables: only when every PE runs the same executable layout (checked in
     // exchange 1 above).
-    if (static_bytes && s.npes > 1) open_statics(static_base, static_bytes);
+    if (static_bytes) open_statics(static_base, static_bytes, all_one_host, any_remote_ucx);
 
     std::string y = env::yield();
     bool yy = false;
@@ -434,10 +465,12 @@ void finalize() {
     s.route.clear();
     s.route_sync.clear();
     s.route_static.clear();
-    s.static_self.reset();
+    s.static_shm.reset();
 #if KISHMEM_HAVE_UCX
     s.static_ucx.reset();
 #endif
+    s.static_peers.clear();
+    s.static_own.reset();  // the program keeps its (now shared) variables mapped
     g_hot.static_base = nullptr;
     g_hot.static_size = 0;
     s.transports.clear();

@@ -9,7 +9,11 @@ namespace kishmem::rt {
 
 void* ptr(const void* sym, int pe) {
     State& s = state();
-    if (!in_heap(sym)) return in_static(sym) && pe == s.pe ? const_cast<void*>(sym) : nullptr;
+    if (!in_heap(sym)) {
+        if (!in_static(sym) || !s.static_shm) return nullptr;
+        char* b = s.static_shm->base(pe);  // this PE and same-host PEs that share their variables
+        return b ? b + (static_cast<const char*>(sym) - s.static_base) : nullptr;
+    }
 #if KISHMEM_HAVE_CUDA
     char* b = s.device_heap ? s.cuda_ipc->base(pe) : s.shm->base(pe);
 #else
@@ -80,8 +84,16 @@ void iget(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::
 
 uint64_t amo(int chan, AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe) {
     uint64_t fetched = 0;
+    State& s = state();
     Where w = where(target, pe);
     check_status(w.t->amo(chan, pe, w.off, op, width, operand, compare, &fetched), "atomic", pe);
+    // A PE spinning on atomics on its own variables (a compare_swap lock) must keep serving
+    // peers whose operations on those variables UCX executes here in software (over tcp):
+    // progress now and then, not on every call (an idle progress costs tens of ns per worker).
+    if (pe == s.pe && s.needs_progress) {
+        static thread_local unsigned calls = 0;
+        if ((++calls & 63) == 0) progress();
+    }
     return fetched;
 }
 

@@ -77,11 +77,15 @@ struct State {
 #endif
     std::vector<Transport*> route;       // route[pe]: the one transport that reaches pe's user heap
     std::vector<Transport*> route_sync;  // ... and pe's host segment (runtime sync regions)
-    // Global and static variables: this PE's own by load/store, the others through UCX (a
-    // transport of their own over the executable's writable segment).
+    // Global and static variables: the executable's writable segment, turned into shared memory
+    // (static_own) that same-host peers map (static_peers): this PE's own and same-host peers'
+    // variables by load/store (static_shm), other hosts' through UCX (a transport of its own
+    // over that segment).
     char* static_base = nullptr;
     std::size_t static_size = 0;
-    std::unique_ptr<ShmTransport> static_self;
+    std::unique_ptr<Segment> static_own;
+    std::vector<std::unique_ptr<Segment>> static_peers;
+    std::unique_ptr<ShmTransport> static_shm;
 #if KISHMEM_HAVE_UCX
     std::unique_ptr<UcxTransport> static_ucx;
 #endif

@@ -1,7 +1,8 @@
 /* Symmetric data objects outside the heap (OpenSHMEM 1.5 "Memory Model": global and static
  * variables of a C program are symmetric and remotely accessible): RMA, AMOs, point-to-point
  * waits, locks and collectives on global and function-static variables, initialized and not,
- * the way most existing OpenSHMEM programs and test suites use them. */
+ * the way most existing OpenSHMEM programs and test suites use them; at every PE count (one PE
+ * started without a launcher too). */
 #include "api_check.h"
 
 long g_counter;                      /* zero-initialized global (.bss) */
@@ -10,6 +11,7 @@ double g_d = 1.5;
 static long s_lock;                  /* static lock word */
 static long s_src[8], s_dst[8 * 64]; /* collective buffers */
 static uint64_t s_sig;
+static long s_cas_lock, s_cas_count; /* a lock taken by compare_swap, and what it guards */
 
 int main(void) {
     static int f_static[16]; /* function-static */
@@ -61,6 +63,20 @@ int main(void) {
     }
     shmem_barrier_all();
     if (me == 0) CHECK(g_array[0] == 1 + 50 * npes, "static lock: counter %d, want %d", g_array[0], 1 + 50 * npes);
+
+    /* a lock taken by compare_swap on a static word of PE 0, PE 0 spinning on its own word
+     * too: a PE that spins on local atomics must still let peers' atomics on that word complete
+     * (over UCX over tcp the target executes them), or the job deadlocks */
+    for (int r = 0; r < 200; ++r) {
+        while (shmem_long_atomic_compare_swap(&s_cas_lock, 0, me + 1, 0) != 0) {
+        }
+        long v = shmem_long_g(&s_cas_count, 0);
+        shmem_long_p(&s_cas_count, v + 1, 0);
+        shmem_quiet();
+        CHECK(shmem_long_atomic_swap(&s_cas_lock, 0, 0) == me + 1, "compare_swap lock: the lock word changed while held");
+    }
+    shmem_barrier_all();
+    if (me == 0) CHECK(s_cas_count == 200L * npes, "compare_swap lock: counter %ld, want %ld", s_cas_count, 200L * npes);
 
     /* collectives on static buffers */
     for (int i = 0; i < 8; ++i) s_src[i] = me * 8 + i;

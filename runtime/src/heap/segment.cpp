@@ -14,14 +14,16 @@ namespace kishmem {
 
 Segment::~Segment() {
     if (owner_) unlink();
-    if (base_) munmap(base_, size_);
+    if (base_ && !keep_mapping_) munmap(base_, size_);
 }
 
-Status Segment::create(std::size_t bytes) {
+namespace {
+// A new POSIX shared-memory object of `bytes` with a random name (0600); -1 on failure (said).
+int open_new(std::size_t bytes, std::string* out_name) {
     unsigned char rnd[12];
     if (getrandom(rnd, sizeof rnd, 0) != static_cast<ssize_t>(sizeof rnd)) {
         warn("shmem_init", "getrandom failed: %s", std::strerror(errno));
-        return Status::unsupported;
+        return -1;
     }
     char name[64];
     int n = std::snprintf(name, sizeof name, "/kishmem-%d-", static_cast<int>(getpid()));
@@ -29,15 +31,61 @@ Status Segment::create(std::size_t bytes) {
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
         warn("shmem_init", "shm_open(%s) failed: %s", name, std::strerror(errno));
+        return -1;
+    }
+    *out_name = name;
+    if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+        warn("shmem_init", "cannot size the shared segment %s to %zu bytes: %s", name, bytes, std::strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+}  // namespace
+
+Status Segment::create_over(void* at, std::size_t bytes) {
+    std::string name;
+    int fd = open_new(bytes, &name);
+    if (fd < 0) {
+        if (!name.empty()) shm_unlink(name.c_str());
         return Status::no_memory;
     }
     name_ = name;
     owner_ = true;
-    if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-        warn("shmem_init", "cannot size the symmetric heap segment to %zu bytes: %s", bytes, std::strerror(errno));
-        close(fd);
+    // Copy the current contents into the object, then put the object in place of the pages.
+    const char* p = static_cast<const char*>(at);
+    for (std::size_t done = 0; done < bytes;) {
+        ssize_t n = pwrite(fd, p + done, bytes - done, static_cast<off_t>(done));
+        if (n <= 0) {
+            warn("shmem_init", "cannot copy %zu bytes of global variables into %s: %s", bytes, name.c_str(),
+                 std::strerror(errno));
+            close(fd);
+            unlink();
+            return Status::no_memory;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    void* m = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        warn("shmem_init", "cannot map %s over the global variables at %p: %s", name.c_str(), at, std::strerror(errno));
+        unlink();
         return Status::no_memory;
     }
+    base_ = m;
+    size_ = bytes;
+    keep_mapping_ = true;
+    return Status::ok;
+}
+
+Status Segment::create(std::size_t bytes) {
+    std::string name;
+    int fd = open_new(bytes, &name);
+    if (!name.empty()) {
+        name_ = name;
+        owner_ = true;
+    }
+    if (fd < 0) return Status::no_memory;
     // Reserve bytes + kSegmentAlign of address space, map the segment at the first
     // kSegmentAlign-aligned address in it and give the rest back: every PE's heap then starts at
     // a multiple of kSegmentAlign, so an offset aligned to A <= kSegmentAlign is an address

@@ -21,6 +21,11 @@ public:
 
     // Creates and maps a new segment of `bytes` at a multiple of kSegmentAlign.
     Status create(std::size_t bytes);
+    // Turns the private pages [at, at + bytes) of this process (page-aligned) into a new shared
+    // segment with the same contents at the same address, so that peers can map them.  The
+    // mapping outlives this object (the program keeps using that memory); writes that other
+    // threads make to the range while it is being moved may be lost.
+    Status create_over(void* at, std::size_t bytes);
     // Maps a peer's segment by name; its size must be `bytes`.
     Status attach(const std::string& name, std::size_t bytes);
     // Removes the name (the mappings stay).  Idempotent.
@@ -35,6 +40,7 @@ private:
     std::size_t size_ = 0;
     std::string name_;
     bool owner_ = false;
+    bool keep_mapping_ = false;  // create_over: the memory belongs to the program
 };
 
 }  // namespace kishmem

@@ -5,7 +5,8 @@
 
 namespace kishmem {
 
-// The main executable's writable data (.data and .bss), page-aligned; false when none is found.
+// The main executable's writable data (.data and .bss, not the RELRO part that becomes
+// read-only after relocation), page-aligned; false when none is found.
 bool find_static_segment(char** base, std::size_t* bytes);
 
 }  // namespace kishmem
