@@ -67,6 +67,8 @@ extern "C" {
 #define SHMEM_CTX_SERIALIZED (1L << 1)
 #define SHMEM_CTX_NOSTORE (1L << 2)
 #define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+#define SHMEM_CTX_SESSION_BATCH (1L << 0)
+#define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)
 #define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
 #define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
 
@@ -75,6 +77,10 @@ typedef struct kishmem_team *shmem_team_t;
 typedef struct {
     int num_contexts;
 } shmem_team_config_t;
+
+typedef struct {
+    size_t total_ops;
+} shmem_ctx_session_config_t;
 
 extern struct kishmem_ctx kishmem_ctx_default_obj;
 extern struct kishmem_team kishmem_team_world_obj;

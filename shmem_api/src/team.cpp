@@ -142,6 +142,26 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
     return 0;
 }
 
+// Sessions (1.6) are hints; kishmem issues every operation as it comes, so starting and
+// stopping one only checks the arguments.
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t* config, long mask) {
+    const char* call = "shmem_ctx_session_start";
+    check_init(call);
+    if (ctx == SHMEM_CTX_INVALID) return;  // the spec: no action
+    if (ctx != SHMEM_CTX_DEFAULT && !rt::ctx_valid(ctx)) fail_ctx(call, ctx);
+    if (mask & ~SHMEM_CTX_SESSION_TOTAL_OPS) fail_arg(call, "config_mask", mask);
+    if ((mask & SHMEM_CTX_SESSION_TOTAL_OPS) && !config)
+        fatal(call, "config is NULL while config_mask %#lx asks for its total_ops", mask);
+    (void)options;  // any combination is allowed; none changes what kishmem does
+}
+
+void shmem_ctx_session_stop(shmem_ctx_t ctx) {
+    const char* call = "shmem_ctx_session_stop";
+    check_init(call);
+    if (ctx == SHMEM_CTX_INVALID || ctx == SHMEM_CTX_DEFAULT) return;
+    if (!rt::ctx_valid(ctx)) fail_ctx(call, ctx);
+}
+
 void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe) {
     check_init("shmem_team_ptr");
     if (!rt::team_valid(team) || pe < 0 || pe >= team->size() || !rt::is_symmetric(dest, 1)) return nullptr;

@@ -16,7 +16,13 @@
  *    on team PE 0; in place too; nelems == 0 writes nothing;
  *  - ibput / ibget copy nblocks blocks of bsize elements; block b starts at b * sst in the
  *    source and at b * dst in the dest (strides counted in elements between block starts), the
- *    elements between blocks are not written. */
+ *    elements between blocks are not written;
+ *  - shmem_ctx_session_start / shmem_ctx_session_stop (1.6 "SHMEM_CTX_SESSION_START",
+ *    "SHMEM_CTX_SESSION_STOP", "shmem_ctx_session_config_t"): hints only; RMA and AMOs issued
+ *    in a session on a created context and on SHMEM_CTX_DEFAULT complete as always (quiet, then
+ *    the data is there); a second start ORs its options in; a second stop has no effect; on
+ *    SHMEM_CTX_INVALID start does nothing and returns; config_mask 0 with a NULL config and
+ *    SHMEM_CTX_SESSION_TOTAL_OPS with total_ops are accepted. */
 #include "api_check.h"
 
 #define SENT 99
@@ -299,6 +305,37 @@ static void generic_ib(void) {
     shmem_free(sym);
 }
 
+static void sessions(void) {
+    long *dst = (long *)shmem_calloc(64, sizeof(long));
+    long src[64];
+    for (int i = 0; i < 64; ++i) src[i] = me * 1000 + i;
+    shmem_ctx_t ctx;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "ctx_create");
+    shmem_ctx_session_config_t cfg;
+    cfg.total_ops = 64;
+    shmem_ctx_session_start(SHMEM_CTX_INVALID, SHMEM_CTX_SESSION_BATCH, NULL, 0); /* no action */
+    shmem_ctx_session_start(ctx, SHMEM_CTX_SESSION_BATCH, &cfg, SHMEM_CTX_SESSION_TOTAL_OPS);
+    shmem_ctx_session_start(ctx, 0, NULL, 0); /* a second start combines (nothing new here) */
+    for (int i = 0; i < 32; ++i) shmem_ctx_long_p(ctx, &dst[i], src[i], right);
+    shmem_ctx_long_put_nbi(ctx, &dst[32], &src[32], 16, right);
+    shmem_ctx_long_atomic_add(ctx, &dst[48], 5, right);
+    shmem_ctx_quiet(ctx);
+    shmem_ctx_session_stop(ctx);
+    shmem_ctx_session_stop(ctx); /* already stopped: no effect */
+    shmem_ctx_session_start(SHMEM_CTX_DEFAULT, SHMEM_CTX_SESSION_BATCH, NULL, 0);
+    shmem_long_put_nbi(&dst[49], &src[49], 15, right);
+    shmem_ctx_session_stop(SHMEM_CTX_DEFAULT);
+    shmem_ctx_session_stop(SHMEM_CTX_INVALID);
+    shmem_barrier_all();
+    for (int i = 0; i < 64; ++i) {
+        long want = i == 48 ? 5 : left * 1000 + i;
+        CHECK(dst[i] == want, "after a session: dst[%d] = %ld, expected %ld", i, dst[i], want);
+    }
+    shmem_ctx_destroy(ctx);
+    shmem_barrier_all();
+    shmem_free(dst);
+}
+
 int main(void) {
     int init = -1;
     shmem_query_initialized(&init);
@@ -328,6 +365,7 @@ int main(void) {
     team_ptr();
     pe_quiet();
     signals();
+    sessions();
 
     shmem_barrier_all();
     int was_me = me;

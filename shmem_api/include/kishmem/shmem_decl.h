@@ -65,6 +65,8 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 void shmem_ctx_destroy(shmem_ctx_t ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config, long config_mask);
+void shmem_ctx_session_stop(shmem_ctx_t ctx);
 
 /* ---- RMA: every routine with and without a context ---------------------------------------- */
 /* D declares the routines that also exist in device code: K_DECL_DEV2, or K_DECL_CTX2 for the
@@ -244,6 +246,12 @@ KISHMEM_SYNC_TYPES(K_DECL_SYNC)
 #define K_DECL_DEPR_WAIT(T, N)                                                                    \
     void shmem_##N##_wait(T *ivar, T cmp_value);
 KISHMEM_DEPR_WAIT_TYPES(K_DECL_DEPR_WAIT)
+/* The untyped (long) deprecated forms: C11 has generic selections and C++ overloads of these
+ * names instead (kishmem/shmem_generic.h). */
+#if !defined(__cplusplus) && !(defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
+void shmem_wait(long *ivar, long cmp_value);
+void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+#endif
 
 /* ---- distributed locks ------------------------------------------------------------------- */
 void shmem_set_lock(long *lock);

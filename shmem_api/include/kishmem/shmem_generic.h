@@ -189,6 +189,9 @@ KISHMEM_GENERIC_REDUCE_ARITH_TYPES(K_CXX_REDUCE, prod)
     inline size_t shmem_test_some(T *v, size_t n, size_t *ix, const int *st, int cmp, T x) { return shmem_##N##_test_some(v, n, ix, st, cmp, x); }
 KISHMEM_GENERIC_SYNC_TYPES(K_CXX_SYNC, _)
 
+#define K_CXX_DEPR_WAIT(T, N, F) inline void shmem_wait(T *v, T x) { shmem_##N##_wait(v, x); }
+KISHMEM_GENERIC_DEPR_WAIT_TYPES(K_CXX_DEPR_WAIT, _)
+
 /* shmem_sync(team) next to the active-set shmem_sync of the C API. */
 #if defined(__CUDACC__)
 static inline __host__ __device__ int shmem_sync(shmem_team_t t) { return shmem_team_sync(t); }
