@@ -23,7 +23,7 @@ cmake --install "$build" --prefix "$prefix"
 libso=$(find "$prefix" -name libkishmem.so -print -quit)
 [[ -n $libso ]] || fail "no libkishmem.so under $prefix"
 libdir=${libso%/*}
-for f in bin/kishmemcc bin/kishmemc++ bin/kishmemrun bin/kishmem-info include/shmem.h \
+for f in bin/kishmemcc bin/kishmemc++ bin/kishmemnvcc bin/kishmemrun bin/kishmem-info include/shmem.h \
          include/kishmem/config.h include/kishmem/shmem_types.h include/kishmem/device/rma.h \
          include/kishmem/device/coll.h include/kishmem/device/proxy/backend.h; do
   [[ -e $prefix/$f ]] || fail "$prefix/$f is missing"
@@ -32,7 +32,7 @@ for f in libkishmem.so.0 cmake/kishmem/kishmemConfig.cmake cmake/kishmem/kishmem
          cmake/kishmem/kishmemTargets.cmake pkgconfig/kishmem.pc; do
   [[ -e $libdir/$f ]] || fail "$libdir/$f is missing"
 done
-for f in bin/kishmemcc bin/kishmemc++ bin/kishmemrun bin/kishmem-info; do
+for f in bin/kishmemcc bin/kishmemc++ bin/kishmemnvcc bin/kishmemrun bin/kishmem-info; do
   [[ -x $prefix/$f ]] || fail "$prefix/$f is not executable"
 done
 

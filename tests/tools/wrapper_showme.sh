@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# tests/tools/wrapper_showme.sh TREE BIN_DIR 'INCDIR[|INCDIR...]' LIBDIR
-# kishmemcc / kishmemc++ of one tree (build or install): --showme and --showme:* print exactly
-# the expected command and flags, link flags come only when the command links, and a real
-# compile + link gives a program that runs (as one PE) with the tree's library.
+# tests/tools/wrapper_showme.sh TREE BIN_DIR 'INCDIR[|INCDIR...]' LIBDIR [NVCC]
+# kishmemcc / kishmemc++ / kishmemnvcc of one tree (build or install): --showme and --showme:*
+# print exactly the expected command and flags (spelt for nvcc when nvcc is the compiler), link
+# flags come only when the command links, and a real compile + link gives a program that runs
+# (as one PE) with the tree's library. NVCC: the nvcc kishmem was configured with (kishmemnvcc's
+# fallback when PATH has none), or empty. Nothing here runs nvcc (wrapper_nvcc.sh does).
 set -uo pipefail
-tree=$1 bin=$2 incs=$3 lib=$4
+tree=$1 bin=$2 incs=$3 lib=$4 conf_nvcc=${5:-}
 IFS='|' read -r -a incdirs <<<"$incs"
-cc=$bin/kishmemcc cxx=$bin/kishmemc++
-unset KISHMEM_CC KISHMEM_CXX LD_LIBRARY_PATH
+cc=$bin/kishmemcc cxx=$bin/kishmemc++ nv=$bin/kishmemnvcc
+unset KISHMEM_CC KISHMEM_CXX KISHMEM_NVCC LD_LIBRARY_PATH
 failures=0
 # loads EXE LIBDIR: true when EXE, started now, would load LIBDIR/libkishmem.so.0.
 loads() {
@@ -64,6 +66,50 @@ expect "KISHMEM_CXX" "clang++ $I -c a.cpp" env KISHMEM_CXX=clang++ "$cxx" --show
 expect "quoting" "cc $I '-DMSG=\"a b\"' -c 'my file.c'" "$cc" --showme '-DMSG="a b"' -c 'my file.c'
 expect "quoting '" "cc $I -c 'it'\\''s.c'" "$cc" --showme -c "it's.c"
 
+# nvcc as the compiler: kishmemnvcc, or KISHMEM_CXX / KISHMEM_CC naming nvcc. The rpath goes
+# through -Xlinker (nvcc refuses -Wl,); nvcc's compile-only options do not link.
+NL="-L$lib -Xlinker -rpath -Xlinker $lib -lkishmem"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/fake-nvcc"
+printf '#!/bin/sh\necho fake nvcc\n' >"$work/fake-nvcc/nvcc"
+chmod +x "$work/fake-nvcc/nvcc"
+FAKE=(env "PATH=$work/fake-nvcc:$PATH")
+mkdir "$work/no-nvcc"   # a PATH with what the wrapper itself needs, and no nvcc
+ln -s "$(command -v bash)" "$work/no-nvcc/bash"
+ln -s "$(command -v readlink)" "$work/no-nvcc/readlink"
+expect "nvcc showme" "nvcc $I $NL" "${FAKE[@]}" "$nv" --showme
+expect "nvcc showme:link" "$NL" "$nv" --showme:link
+expect "nvcc showme:compile" "$I" "$nv" --showme:compile
+expect "nvcc showme:version" "kishmemnvcc: kishmem 0.1.0" "$nv" --showme:version
+expect "nvcc from PATH" "nvcc" "${FAKE[@]}" "$nv" --showme:command
+if [[ -n $conf_nvcc ]]; then
+  expect "nvcc not in PATH: the configured one" "$conf_nvcc" env PATH="$work/no-nvcc" "$nv" --showme:command
+else
+  expect "nvcc not in PATH, none configured" "nvcc" env PATH="$work/no-nvcc" "$nv" --showme:command
+fi
+expect "KISHMEM_NVCC" "/opt/cuda/bin/nvcc -ccbin g++-12" \
+  env KISHMEM_NVCC="/opt/cuda/bin/nvcc -ccbin g++-12" "$nv" --showme:command
+expect "nvcc link" "nvcc $I -O2 a.cu b.o -o prog $NL" env KISHMEM_NVCC=nvcc "$nv" --showme -O2 a.cu b.o -o prog
+for opt in -c --compile -E -M -MM -ptx --ptx -cubin -fatbin -dc --device-c -dw -dlink -lib --lib -cuda; do
+  expect "nvcc: no link with $opt" "nvcc $I $opt a.cu" env KISHMEM_NVCC=nvcc "$nv" --showme "$opt" a.cu
+done
+expect "nvcc -MD still links" "nvcc $I -MD a.cu $NL" env KISHMEM_NVCC=nvcc "$nv" --showme -MD a.cu
+# An option's value is not an option of nvcc's: these link.
+expect "nvcc -Xcompiler -c links" "nvcc $I -Xcompiler -c a.cu $NL" \
+  env KISHMEM_NVCC=nvcc "$nv" --showme -Xcompiler -c a.cu
+expect "nvcc -o -E links" "nvcc $I a.cu -o -E $NL" env KISHMEM_NVCC=nvcc "$nv" --showme a.cu -o -E
+expect "nvcc -V alone" "nvcc -V" env KISHMEM_NVCC=nvcc "$nv" --showme -V
+expect "nvcc --list-gpu-arch" "nvcc --list-gpu-arch" env KISHMEM_NVCC=nvcc "$nv" --showme --list-gpu-arch
+expect "KISHMEM_CXX=nvcc" "nvcc $I k.cu -o k $NL" env KISHMEM_CXX=nvcc "$cxx" --showme k.cu -o k
+expect "KISHMEM_CXX=ccache nvcc, -c" "ccache /usr/local/cuda/bin/nvcc $I -dc k.cu" \
+  env KISHMEM_CXX="ccache /usr/local/cuda/bin/nvcc" "$cxx" --showme -dc k.cu
+expect "KISHMEM_CXX=nvcc showme:link" "$NL" env KISHMEM_CXX=nvcc "$cxx" --showme:link
+expect "KISHMEM_CC=nvcc showme:link" "$NL" env KISHMEM_CC=nvcc "$cc" --showme:link
+# ... and for gcc, -dc and -lib are not nvcc's options (-lib is the library "ib"): these link.
+expect "gcc: -lib links" "cc $I a.o -lib $L" "$cc" --showme a.o -lib
+expect "gcc: -o -c links" "cc $I a.c -o -c $L" "$cc" --showme a.c -o -c
+
 # --version: kishmem's line, then the compiler's own.
 v=$("$cc" --version 2>&1)
 if [[ $(head -n1 <<<"$v") == "kishmemcc: kishmem 0.1.0, compiler: cc" && $(wc -l <<<"$v") -gt 1 ]]; then
@@ -79,11 +125,11 @@ else
 fi
 
 # The install tree finds its prefix through a link to the wrapper, too.
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 if [[ $tree == install ]]; then
   ln -s "$cc" "$work/linked-kishmemcc"
   expect "through a link" "$I" "$work/linked-kishmemcc" --showme:compile
+  ln -s "$nv" "$work/linked-kishmemnvcc"
+  expect "nvcc through a link" "$NL" "$work/linked-kishmemnvcc" --showme:link
 fi
 
 # A real compile (-c gives no "linker input unused" warning), link and run as one PE.
