@@ -15,6 +15,13 @@
  *   amo_lat      shmem_long_atomic_fetch_add latency (us)
  *   amo_rate     shmem_long_atomic_add issue rate, one quiet at the end (Mops/s)
  *   barrier_lat  shmem_barrier_all over all PEs (us, maximum over the PEs)
+ *   put_lat_static, get_lat_static
+ *                as put_lat / get_lat, on static arrays instead of shmem_malloc
+ *   p_pingpong   ping-pong of one shmem_long_p, the peer wait_until's it and
+ *                answers the same way; half the round trip (us; heap)
+ *   p_pingpong_static  the same on a static long
+ *   barrier_as_static  shmem_barrier(0, 0, npes, pSync), the deprecated
+ *                active-set form, on a static pSync (us, maximum over the PEs)
  *
  * Every value is the median of several repetitions; each repetition is the
  * mean over its iterations.  Delivered data is validated while measuring.
@@ -50,21 +57,28 @@
 #define BIG_SIZE (64u * 1024u)             /* iterations scale down above this */
 #define BW_BYTES_PER_REP (512ull << 20)    /* cap on bytes moved per put_bw rep */
 
-enum { T_PUT_LAT, T_GET_LAT, T_P_LAT, T_PUT_BW, T_AMO_LAT, T_AMO_RATE, T_BARRIER_LAT, T_BCAST_LAT, T_REDUCE_LAT,
+enum { T_PUT_LAT, T_PUT_LAT_STATIC, T_GET_LAT, T_GET_LAT_STATIC, T_P_LAT, T_P_PINGPONG, T_P_PINGPONG_STATIC,
+       T_PUT_BW, T_AMO_LAT, T_AMO_RATE, T_BARRIER_LAT, T_BARRIER_AS_STATIC, T_BCAST_LAT, T_REDUCE_LAT,
        T_ALLTOALL_LAT, T_COUNT };
 
 static const char *const test_names[T_COUNT] = {
-    "put_lat", "get_lat", "p_lat", "put_bw", "amo_lat", "amo_rate", "barrier_lat", "bcast_lat", "reduce_lat",
+    "put_lat", "put_lat_static", "get_lat", "get_lat_static", "p_lat", "p_pingpong", "p_pingpong_static",
+    "put_bw", "amo_lat", "amo_rate", "barrier_lat", "barrier_as_static", "bcast_lat", "reduce_lat",
     "alltoall_lat"};
 
 static const char *const test_desc[T_COUNT] = {
     "putmem ping-pong PE0<->PE1 (fence + flag), one-way latency",
+    "putmem ping-pong PE0<->PE1 (fence + flag) on static arrays, one-way latency",
     "blocking getmem PE0 <- PE1, latency per call",
+    "blocking getmem PE0 <- PE1 from a static array, latency per call",
     "shmem_long_p + shmem_quiet PE0 -> PE1, latency per pair",
+    "shmem_long_p + wait_until ping-pong PE0<->PE1 (heap), one-way latency",
+    "shmem_long_p + wait_until ping-pong PE0<->PE1 on a static long, one-way latency",
     "putmem PE0 -> PE1, windows of 64 puts then quiet, bandwidth",
     "long atomic fetch_add PE0 -> PE1, latency",
     "long atomic add (non-fetching) PE0 -> PE1, issue rate",
     "shmem_barrier_all over all PEs, latency (max over PEs)",
+    "shmem_barrier(0, 0, npes, pSync) on a static pSync, latency (max over PEs)",
     "shmem_broadcast64 from PE 0 to all PEs, latency per call (max over PEs)",
     "shmem_long_sum_to_all over all PEs, latency per call (max over PEs)",
     "shmem_alltoall64 over all PEs (size bytes per PE pair), latency per call (max over PEs)"};
@@ -84,6 +98,15 @@ static unsigned char *rbuf;   /* destination of puts / local side of gets */
 static long *flag;            /* [0] ping-pong flag, [1] p_lat cell, [2] atomic counter */
 static double *gather;        /* per-PE doubles collected on PE 0 */
 static long seq;              /* ping-pong sequence, same on both sides */
+
+/* Static (global) symmetric objects: the *_static tests use these instead of the heap.  The
+ * sizes the static tests sweep stop at STATIC_MAX. */
+#define STATIC_MAX (1u << 20)
+static _Alignas(64) unsigned char st_sbuf[STATIC_MAX];
+static _Alignas(64) unsigned char st_rbuf[STATIC_MAX];
+static _Alignas(64) long st_flag[8]; /* [0] put ping-pong, [4] p ping-pong */
+static long st_psync[SHMEM_BARRIER_SYNC_SIZE];
+static long st_check[2];                               /* barrier_as_static's own check */
 
 static double now_us(void)
 {
@@ -201,14 +224,9 @@ static void emit(int t, size_t size, struct result r, const char *unit)
 
 /* ---------------------------------------------------------------- tests */
 
-static void wait_flag(long v)
+static void run_put_lat(int t, size_t size, unsigned char *sbuf, unsigned char *rbuf, long *fl)
 {
-    shmem_long_wait_until(&flag[0], SHMEM_CMP_GE, v);
-}
-
-static void run_put_lat(size_t size)
-{
-    const char *tn = test_names[T_PUT_LAT];
+    const char *tn = test_names[t];
     int reps = MAX_REPS;
     long iters = scale(opt_iters, size, 10), warm = scale(opt_warmup, size, 2);
     double v[MAX_REPS];
@@ -228,10 +246,10 @@ static void run_put_lat(size_t size)
                 sbuf[size - 1] = (unsigned char)seq;
                 shmem_putmem(rbuf, sbuf, size, peer);
                 shmem_fence();
-                shmem_long_p(&flag[0], seq, peer);
+                shmem_long_p(fl, seq, peer);
             }
             ++seq;
-            wait_flag(seq);
+            shmem_long_wait_until(fl, SHMEM_CMP_GE, seq);
             if (rbuf[size - 1] != (unsigned char)seq)
                 die("last byte is %ld, expected %ld", tn, size, rbuf[size - 1],
                     (unsigned char)seq);
@@ -241,7 +259,7 @@ static void run_put_lat(size_t size)
                 sbuf[size - 1] = (unsigned char)seq;
                 shmem_putmem(rbuf, sbuf, size, peer);
                 shmem_fence();
-                shmem_long_p(&flag[0], seq, peer);
+                shmem_long_p(fl, seq, peer);
             }
         }
         v[r] = (now_us() - t0) / (double)iters / 2.0;
@@ -251,12 +269,12 @@ static void run_put_lat(size_t size)
     if (me < 2)
         check_all(tn, rbuf, size, peer, (unsigned char)last_rx);
     if (me == 0)
-        emit(T_PUT_LAT, size, summarize(v, reps, iters), "us");
+        emit(t, size, summarize(v, reps, iters), "us");
 }
 
-static void run_get_lat(size_t size)
+static void run_get_lat(int t, size_t size, unsigned char *sbuf, unsigned char *rbuf)
 {
-    const char *tn = test_names[T_GET_LAT];
+    const char *tn = test_names[t];
     int reps = MAX_REPS;
     long iters = scale(opt_iters, size, 10), warm = scale(opt_warmup, size, 2);
     double v[MAX_REPS];
@@ -283,7 +301,49 @@ static void run_get_lat(size_t size)
         shmem_barrier_all();
     }
     if (me == 0)
-        emit(T_GET_LAT, size, summarize(v, reps, iters), "us");
+        emit(t, size, summarize(v, reps, iters), "us");
+}
+
+/* One 8-byte shmem_long_p each way per round trip; the receiver waits on the cell itself, so
+ * the value it sees must be exactly the one sent (each carries the next sequence number). */
+static void run_p_pingpong(int t, long *cell)
+{
+    const char *tn = test_names[t];
+    int reps = MAX_REPS;
+    long iters = opt_iters, warm = opt_warmup;
+    double v[MAX_REPS];
+    int peer = 1 - me;
+    long pseq = 0;
+
+    *cell = 0;
+    shmem_barrier_all();
+    for (int r = 0; r < reps && me < 2; r++) {
+        double t0 = 0;
+        for (long i = 0; i < warm + iters; i++) {
+            if (i == warm)
+                t0 = now_us();
+            if (me == 0)
+                shmem_long_p(cell, ++pseq, peer);
+            ++pseq;
+            shmem_long_wait_until(cell, SHMEM_CMP_GE, pseq);
+            long got = *(volatile long *)cell;
+            if (got != pseq)
+                die("cell holds %ld, expected %ld", tn, sizeof(long), got, pseq);
+            if (me == 1)
+                shmem_long_p(cell, ++pseq, peer);
+        }
+        v[r] = (now_us() - t0) / (double)iters / 2.0;
+    }
+    shmem_quiet();
+    shmem_barrier_all();
+    if (me < 2) {
+        /* PE 0 got the last value; PE 1 the one before it. */
+        long want = (long)reps * (warm + iters) * 2 - (me == 0 ? 0 : 1);
+        if (*(volatile long *)cell != want)
+            die("final cell holds %ld, expected %ld", tn, sizeof(long), *(volatile long *)cell, want);
+    }
+    if (me == 0)
+        emit(t, sizeof(long), summarize(v, reps, iters), "us");
 }
 
 static void run_p_lat(void)
@@ -458,6 +518,54 @@ static void run_barrier_lat(void)
         emit(T_BARRIER_LAT, 0, summarize(v, reps, iters), "us");
 }
 
+/* The deprecated active-set barrier over every PE, with a static pSync.  Before timing, rounds of
+ * "put to the right neighbour, barrier, check the left neighbour's value" show that the barrier
+ * both synchronises and completes earlier puts; after timing, pSync must hold SHMEM_SYNC_VALUE
+ * again. */
+static void run_barrier_as_static(void)
+{
+    const char *tn = test_names[T_BARRIER_AS_STATIC];
+    int reps = MAX_REPS;
+    long iters = opt_iters, warm = opt_warmup;
+    double v[MAX_REPS];
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+
+    st_check[0] = -1;
+    shmem_barrier_all();
+    for (long k = 1; k <= 20; k++) {
+        shmem_long_p(&st_check[0], k * 1000 + me, right);
+        shmem_barrier(0, 0, npes, st_psync);
+        long got = *(volatile long *)&st_check[0], want = k * 1000 + left;
+        if (got != want)
+            die("neighbour's value is %ld, expected %ld", tn, 0, got, want);
+        shmem_barrier(0, 0, npes, st_psync);
+    }
+    for (int r = 0; r < reps; r++) {
+        for (long i = 0; i < warm; i++)
+            shmem_barrier(0, 0, npes, st_psync);
+        double t0 = now_us();
+        for (long i = 0; i < iters; i++)
+            shmem_barrier(0, 0, npes, st_psync);
+        double mine = (now_us() - t0) / (double)iters;
+        shmem_putmem(&gather[me], &mine, sizeof(double), 0);
+        shmem_barrier_all();
+        if (me == 0) {
+            double worst = 0;
+            for (int p = 0; p < npes; p++)
+                if (gather[p] > worst)
+                    worst = gather[p];
+            v[r] = worst;
+        }
+        shmem_barrier_all();
+    }
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+        if (st_psync[i] != SHMEM_SYNC_VALUE)
+            die("pSync[%ld] is %ld after the barriers, expected SHMEM_SYNC_VALUE", tn, 0, (long)i,
+                st_psync[i]);
+    if (me == 0)
+        emit(T_BARRIER_AS_STATIC, 0, summarize(v, reps, iters), "us");
+}
+
 /* Collectives through the active-set forms (the ones every OpenSHMEM library still has).  A
  * pSync may only be reused once every PE is done with it, so each call is followed by a
  * barrier; the barrier's own time, measured alongside, is subtracted. */
@@ -533,10 +641,12 @@ static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s [-t TEST[,TEST...]] [-m MIN] [-M MAX] [-i ITERS] [-w WARMUP] [-c FILE] [-q]\n"
-            "  tests: put_lat get_lat p_lat put_bw amo_lat amo_rate barrier_lat bcast_lat reduce_lat\n"
-            "         alltoall_lat (or all)\n"
+            "  tests: put_lat put_lat_static get_lat get_lat_static p_lat p_pingpong\n"
+            "         p_pingpong_static put_bw amo_lat amo_rate barrier_lat barrier_as_static\n"
+            "         bcast_lat reduce_lat alltoall_lat (or all)\n"
             "  -m/-M  message sizes in bytes for put_lat/get_lat/put_bw (default 8 .. 4194304),\n"
-            "         suffixes k/K and m/M multiply by 1024 / 1048576\n"
+            "         suffixes k/K and m/M multiply by 1024 / 1048576; the *_static tests\n"
+            "         stop at 1048576 (the size of their static arrays)\n"
             "  -i     iterations per repetition (default 1000; scaled down above 64 KiB)\n"
             "  -w     warm-up iterations (default 100; scaled the same way)\n"
             "  -c     write CSV: test,size_bytes,value,unit,npes,impl\n"
@@ -663,6 +773,8 @@ int main(int argc, char **argv)
     }
     memset(rbuf, 0, max_size);
     memset(flag, 0, 4 * sizeof(long));
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+        st_psync[i] = SHMEM_SYNC_VALUE;
 
     if (me == 0 && csv_path) {
         csv = fopen(csv_path, "w");
@@ -681,7 +793,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < T_COUNT; t++) {
         if (!sel[t])
             continue;
-        if (t != T_BARRIER_LAT && npes < 2) {
+        if (t != T_BARRIER_LAT && t != T_BARRIER_AS_STATIC && npes < 2) {
             if (me == 0)
                 fprintf(stderr, "[%s] %s skipped: needs at least 2 PEs\n", PERF_IMPL,
                         test_names[t]);
@@ -693,20 +805,29 @@ int main(int argc, char **argv)
         /* PEs other than 0 and 1 take part in the barriers only. */
         switch (t) {
         case T_PUT_LAT:
+        case T_PUT_LAT_STATIC:
         case T_GET_LAT:
+        case T_GET_LAT_STATIC:
         case T_PUT_BW:
             for (size_t s = min_size; s <= max_size; s *= 2) {
                 if (t == T_PUT_LAT)
-                    run_put_lat(s);
+                    run_put_lat(t, s, sbuf, rbuf, &flag[0]);
+                else if (t == T_PUT_LAT_STATIC && s <= STATIC_MAX)
+                    run_put_lat(t, s, st_sbuf, st_rbuf, &st_flag[0]);
                 else if (t == T_GET_LAT)
-                    run_get_lat(s);
-                else
+                    run_get_lat(t, s, sbuf, rbuf);
+                else if (t == T_GET_LAT_STATIC && s <= STATIC_MAX)
+                    run_get_lat(t, s, st_sbuf, st_rbuf);
+                else if (t == T_PUT_BW)
                     run_put_bw(s);
                 if (s > max_size / 2)
                     break;
             }
             break;
         case T_P_LAT: run_p_lat(); break;
+        case T_P_PINGPONG: run_p_pingpong(t, &flag[3]); break;
+        case T_P_PINGPONG_STATIC: run_p_pingpong(t, &st_flag[4]); break;
+        case T_BARRIER_AS_STATIC: run_barrier_as_static(); break;
         case T_AMO_LAT: run_amo_lat(); break;
         case T_AMO_RATE: run_amo_rate(); break;
         case T_BARRIER_LAT: run_barrier_lat(); break;
