@@ -488,6 +488,31 @@ static void run_amo_rate(void)
         emit(T_AMO_RATE, sizeof(long), summarize(v, reps, iters), "Mops/s");
 }
 
+/* Collective: when the slowest PE's warm-up took more than SLOW_US per call (a barrier that
+ * sleeps), fewer iterations so that a repetition lasts about a second, at least 10.  Every PE
+ * reads all PEs' figures from PE 0 and computes the same counts. */
+#define SLOW_US 1000.0
+static void cap_slow(double mine_us, long *iters, long *warm)
+{
+    double *all = malloc((size_t)npes * sizeof(double)), worst = 0;
+    if (!all) {
+        fprintf(stderr, "shmem_perf[%s] PE %d: out of memory\n", PERF_IMPL, me);
+        _Exit(4);
+    }
+    shmem_putmem(&gather[me], &mine_us, sizeof(double), 0);
+    shmem_barrier_all();
+    shmem_getmem(all, gather, (size_t)npes * sizeof(double), 0);
+    shmem_barrier_all();
+    for (int p = 0; p < npes; p++)
+        worst = all[p] > worst ? all[p] : worst;
+    free(all);
+    if (worst > SLOW_US) {
+        long n = (long)(1e6 / worst);
+        *iters = n < 10 ? 10 : (n < *iters ? n : *iters);
+        *warm = *iters / 10 < 2 ? 2 : *iters / 10;
+    }
+}
+
 static void run_barrier_lat(void)
 {
     int reps = MAX_REPS;
@@ -496,8 +521,11 @@ static void run_barrier_lat(void)
 
     shmem_barrier_all();
     for (int r = 0; r < reps; r++) {
+        double tw = now_us();
         for (long i = 0; i < warm; i++)
             shmem_barrier_all();
+        if (r == 0 && warm > 0)
+            cap_slow((now_us() - tw) / (double)warm, &iters, &warm);
         double t0 = now_us();
         for (long i = 0; i < iters; i++)
             shmem_barrier_all();
@@ -541,8 +569,11 @@ static void run_barrier_as_static(void)
         shmem_barrier(0, 0, npes, st_psync);
     }
     for (int r = 0; r < reps; r++) {
+        double tw = now_us();
         for (long i = 0; i < warm; i++)
             shmem_barrier(0, 0, npes, st_psync);
+        if (r == 0 && warm > 0)
+            cap_slow((now_us() - tw) / (double)warm, &iters, &warm);
         double t0 = now_us();
         for (long i = 0; i < iters; i++)
             shmem_barrier(0, 0, npes, st_psync);
