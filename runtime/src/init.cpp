@@ -198,6 +198,52 @@ void open_device_heap(std::size_t heap_bytes, bool ipc_reaches_all) {
 #endif
 }
 
+// PEs reached through UCX (KISHMEM_REMOTE=ucx, or PEs on several hosts): UCX allocates each
+// PE's host segment (at an address aligned as create() aligns it), so that its shared-memory
+// transports reach same-host heaps natively (the initiator copies and does CPU atomics) instead
+// of emulating RMA and atomics in software at the target, which then has to be running to serve
+// them.  Same-host peers are mapped through ucp_rkey_ptr.  Collective; false, with nothing
+// kept, when some PE cannot map a same-host peer that way (e.g. UCX_TLS without shared memory).
+bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases) {
+#if KISHMEM_HAVE_UCX
+    State& s = state();
+    auto ucx = std::make_unique<UcxTransport>();
+    void* at = reserve_aligned(bytes);
+    Blob blob;
+    bool ok = at && ucx->open(s.thread_level == 3, nchan, at, bytes, &blob, true) == Status::ok;
+    std::vector<Blob> all;
+    check_status(s.boot->allgather(ok ? blob : Blob{}, &all, nullptr), "shmem_init", s.pe);
+    for (const Blob& b : all) ok &= !b.empty();
+    std::vector<char*> mapped(s.npes, nullptr);
+    if (ok) {
+        std::vector<bool> want(s.npes, true);
+        want[s.pe] = false;
+        ok = ucx->connect(all, want) == Status::ok;
+        mapped[s.pe] = static_cast<char*>(at);
+        for (int r = 0; r < s.npes && ok; ++r)
+            if (s.local[r] && r != s.pe) ok = (mapped[r] = ucx->peer_ptr(r)) != nullptr;
+    }
+    std::vector<Blob> verdicts;
+    check_status(s.boot->allgather(BlobWriter().u64(ok).take(), &verdicts, nullptr), "shmem_init", s.pe);
+    for (const Blob& v : verdicts) ok &= BlobReader(v).u64() != 0;
+    if (!ok) {
+        debug("UCX does not map same-host heaps here: they are shared by POSIX shared memory, UCX registers them");
+        return false;  // ucx closes (and frees what it allocated); the reservation stays unused
+    }
+    s.own.reset();  // the segment made before (nobody mapped it) goes
+    s.sync_base = s.base = static_cast<char*>(at);
+    s.ucx = std::move(ucx);
+    *bases = mapped;
+    for (int r = 0; r < s.npes; ++r)
+        if (!s.local[r]) (*bases)[r] = nullptr;
+    debug("symmetric heap allocated by UCX; same-host heaps mapped through it");
+    return true;
+#else
+    (void)bytes, (void)nchan, (void)bases;
+    return false;
+#endif
+}
+
 // The executable's writable segment as a second symmetric region.  Same-host peers share it:
 // each PE moves its segment into a shared-memory object at the same address and maps its
 // same-host peers' objects, so their variables are reached by load/store and CPU atomics like
@@ -305,8 +351,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     log_set_pe(s.pe);
     debug("bootstrap %s: PE %d of %d", s.boot->name(), s.pe, s.npes);
 
-    check_status(s.own.create(heap_bytes), "shmem_init", s.pe);
-    s.sync_base = s.base = static_cast<char*>(s.own.base());
+    s.own = std::make_unique<Segment>();
+    check_status(s.own->create(heap_bytes), "shmem_init", s.pe);
+    s.sync_base = s.base = static_cast<char*>(s.own->base());
     s.sync_size = s.size = heap_bytes;
 
     // Exchange 1: host name, heap segment, heap size, how many PEs the launcher says are local,
@@ -320,7 +367,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     std::vector<Blob> masks(s.npes);
     Blob mine = BlobWriter()
                     .str(host)
-                    .str(s.own.name())
+                    .str(s.own->name())
                     .u64(heap_bytes)
                     .u64(s.boot->local_ranks().size())
                     .u64(remote == "ucx")
@@ -351,45 +398,50 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         if (nlocal ? nlocal != static_cast<uint64_t>(s.npes) : hosts[r] != hosts[0]) all_one_host = false;
     }
     s.local = find_local(*s.boot, hosts);
+    const bool need_ucx = s.npes > 1 && (any_remote_ucx || !all_one_host);
+    const long nchan = env::ucx_channels();
+    if (need_ucx && (nchan < 1 || nchan > 64)) fatal("shmem_init", "KISHMEM_UCX_CHANNELS=%ld: expected 1 to 64", nchan);
 
-    // Map every same-host peer's heap; once all have mapped, the names go.
+    // Map every same-host peer's heap (through UCX when it allocated the heaps); once all have
+    // mapped, the names go.
     std::vector<char*> bases(s.npes, nullptr);
-    s.peer_segments.resize(s.npes);
     int nlocal = 0;
-    for (int r = 0; r < s.npes; ++r) {
-        if (!s.local[r]) continue;
-        ++nlocal;
-        if (r == s.pe) {
-            bases[r] = s.base;
-            continue;
+    for (int r = 0; r < s.npes; ++r) nlocal += s.local[r];
+    if (!(need_ucx && open_ucx_heap(heap_bytes, static_cast<int>(nchan), &bases))) {
+        s.peer_segments.resize(s.npes);
+        for (int r = 0; r < s.npes; ++r) {
+            if (!s.local[r]) continue;
+            if (r == s.pe) {
+                bases[r] = s.base;
+                continue;
+            }
+            s.peer_segments[r] = std::make_unique<Segment>();
+            check_status(s.peer_segments[r]->attach(names[r], heap_bytes), "shmem_init", r);
+            bases[r] = static_cast<char*>(s.peer_segments[r]->base());
         }
-        s.peer_segments[r] = std::make_unique<Segment>();
-        check_status(s.peer_segments[r]->attach(names[r], heap_bytes), "shmem_init", r);
-        bases[r] = static_cast<char*>(s.peer_segments[r]->base());
+        check_status(s.boot->barrier(nullptr), "shmem_init", s.pe);
+        s.own->unlink();
     }
-    check_status(s.boot->barrier(nullptr), "shmem_init", s.pe);
-    s.own.unlink();
     s.shm = std::make_unique<ShmTransport>(bases);
 
     // Route table: the one decision of "which path reaches pe".
-    bool need_ucx = s.npes > 1 && (any_remote_ucx || !all_one_host);
     s.route.assign(s.npes, s.shm.get());
     s.route_sync = s.route;
     s.transports = {s.shm.get()};
     open_device_heap(heap_bytes, all_one_host && !any_remote_ucx);
     if (need_ucx) {
 #if KISHMEM_HAVE_UCX
-        s.ucx = std::make_unique<UcxTransport>();
-        Blob ucx_blob;
-        long nchan = env::ucx_channels();
-        if (nchan < 1 || nchan > 64) fatal("shmem_init", "KISHMEM_UCX_CHANNELS=%ld: expected 1 to 64", nchan);
-        check_status(s.ucx->open(s.thread_level == 3, static_cast<int>(nchan), s.sync_base, s.sync_size, &ucx_blob),
-                     "shmem_init", s.pe);
-        std::vector<Blob> ucx_all;
-        check_status(s.boot->allgather(ucx_blob, &ucx_all, nullptr), "shmem_init", s.pe);
         std::vector<bool> want(s.npes, false);
         for (int r = 0; r < s.npes; ++r) want[r] = r != s.pe && (!s.local[r] || any_remote_ucx);
-        check_status(s.ucx->connect(ucx_all, want), "shmem_init", s.pe);
+        if (!s.ucx) {  // UCX registers the heap this PE created (open_ucx_heap did not apply)
+            s.ucx = std::make_unique<UcxTransport>();
+            Blob ucx_blob;
+            check_status(s.ucx->open(s.thread_level == 3, static_cast<int>(nchan), s.sync_base, s.sync_size, &ucx_blob),
+                         "shmem_init", s.pe);
+            std::vector<Blob> ucx_all;
+            check_status(s.boot->allgather(ucx_blob, &ucx_all, nullptr), "shmem_init", s.pe);
+            check_status(s.ucx->connect(ucx_all, want), "shmem_init", s.pe);
+        }
         // The runtime's own barrier and scratch traffic stays on shared memory for same-host
         // peers even when KISHMEM_REMOTE=ucx sends their data through UCX: every barrier_all
         // quiets the data first, so the order between the two holds.

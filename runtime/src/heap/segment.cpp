@@ -86,31 +86,39 @@ Status Segment::create(std::size_t bytes) {
         owner_ = true;
     }
     if (fd < 0) return Status::no_memory;
-    // Reserve bytes + kSegmentAlign of address space, map the segment at the first
-    // kSegmentAlign-aligned address in it and give the rest back: every PE's heap then starts at
-    // a multiple of kSegmentAlign, so an offset aligned to A <= kSegmentAlign is an address
-    // aligned to A on every PE (what shmem_align promises).
-    void* span = mmap(nullptr, bytes + kSegmentAlign, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (span == MAP_FAILED) {
+    char* at = static_cast<char*>(reserve_aligned(bytes));
+    if (!at) {
         close(fd);
-        warn("shmem_init", "cannot reserve %zu bytes of address space for the symmetric heap: %s", bytes + kSegmentAlign,
-             std::strerror(errno));
         return Status::no_memory;
     }
-    char* lo = static_cast<char*>(span);
-    char* at = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(lo) + kSegmentAlign - 1) & ~(kSegmentAlign - 1));
     base_ = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd, 0);
     close(fd);
     if (base_ == MAP_FAILED) {
         base_ = nullptr;
-        munmap(span, bytes + kSegmentAlign);
+        munmap(at, bytes);
         warn("shmem_init", "mmap of a %zu-byte symmetric heap failed: %s", bytes, std::strerror(errno));
         return Status::no_memory;
     }
-    if (at > lo) munmap(lo, at - lo);
-    if (lo + kSegmentAlign > at) munmap(at + bytes, lo + kSegmentAlign - at);
     size_ = bytes;
     return Status::ok;
+}
+
+// Reserve bytes + kSegmentAlign of address space, keep the first kSegmentAlign-aligned `bytes`
+// of it and give the rest back: every PE's heap then starts at a multiple of kSegmentAlign, so
+// an offset aligned to A <= kSegmentAlign is an address aligned to A on every PE (what
+// shmem_align promises).
+void* reserve_aligned(std::size_t bytes) {
+    void* span = mmap(nullptr, bytes + kSegmentAlign, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (span == MAP_FAILED) {
+        warn("shmem_init", "cannot reserve %zu bytes of address space for the symmetric heap: %s", bytes + kSegmentAlign,
+             std::strerror(errno));
+        return nullptr;
+    }
+    char* lo = static_cast<char*>(span);
+    char* at = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(lo) + kSegmentAlign - 1) & ~(kSegmentAlign - 1));
+    if (at > lo) munmap(lo, at - lo);
+    if (lo + kSegmentAlign > at) munmap(at + bytes, lo + kSegmentAlign - at);
+    return at;
 }
 
 Status Segment::attach(const std::string& name, std::size_t bytes) {

@@ -12,6 +12,10 @@ namespace kishmem {
 // Where create() maps a segment: a multiple of this (address space is reserved around it).
 constexpr std::size_t kSegmentAlign = std::size_t(1) << 30;
 
+// Reserves `bytes` of address space (PROT_NONE) at a multiple of kSegmentAlign, for a mapping
+// someone else puts there with MAP_FIXED (and later removes); nullptr when it cannot (said).
+void* reserve_aligned(std::size_t bytes);
+
 class Segment {
 public:
     Segment() = default;

@@ -7,7 +7,7 @@ namespace kishmem {
 
 UcxTransport::~UcxTransport() { close(); }
 
-Status UcxTransport::open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob) {
+Status UcxTransport::open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob, bool allocate) {
     ucp_config_t* config = nullptr;
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
     if (st != UCS_OK) {
@@ -33,10 +33,23 @@ Status UcxTransport::open(bool thread_multiple, int nchan, void* heap, std::size
     mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
     mp.address = heap;
     mp.length = bytes;
+    if (allocate) {
+        mp.field_mask |= UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+        mp.flags = UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED;
+    }
     st = ucp_mem_map(ctx_, &mp, &memh_);
     if (st != UCS_OK) {
         warn("shmem_init", "ucp_mem_map of the %zu-byte heap: %s", bytes, ucs_status_string(st));
         return Status::transport_error;
+    }
+    cas_bitwise_ = allocate;
+    if (allocate) {
+        ucp_mem_attr_t ma;
+        ma.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+        if (ucp_mem_query(memh_, &ma) != UCS_OK || ma.address != heap) {
+            warn("shmem_init", "UCX allocated the heap at %p, not at %p", ma.address, heap);
+            return Status::transport_error;
+        }
     }
     void* rkey = nullptr;
     size_t rkey_len = 0;
@@ -153,12 +166,34 @@ Status UcxTransport::get(int chan, int pe, std::size_t off, void* dst, std::size
     return nbi ? detach(req, "get", pe) : wait(req, "get", pe);
 }
 
+Status UcxTransport::ucx_amo(Channel& c, int pe, std::size_t off, ucp_atomic_op_t uop, unsigned width, uint64_t value,
+                             uint64_t swap, bool fetch, uint64_t* fetched) {
+    // Operands and results in the target's width (little-endian: low bytes first).  For CSWAP
+    // the buffer holds the compare value and the reply buffer the new one.
+    uint64_t result = uop == UCP_ATOMIC_OP_CSWAP ? swap : 0;
+    ucp_request_param_t prm;
+    std::memset(&prm, 0, sizeof prm);
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    prm.datatype = ucp_dt_make_contig(width);
+    if (fetch) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        prm.reply_buffer = &result;
+    }
+    Peer& p = c.peers[pe];
+    ucs_status_ptr_t req = ucp_atomic_op_nbx(p.ep, uop, &value, 1, p.base + off, p.rkey, &prm);
+    c.count();
+    Status s = fetch ? wait(req, "atomic", pe) : detach(req, "atomic", pe);
+    if (fetched) *fetched = width == 4 ? (result & 0xffffffffu) : result;
+    return s;
+}
+
 Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
                          uint64_t* fetched) {
+    Channel& c = ch(chan);
     ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
     bool fetch = true;
     switch (op) {
-        case AmoOp::fetch: uop = UCP_ATOMIC_OP_OR; operand = 0; break;
+        case AmoOp::fetch: uop = UCP_ATOMIC_OP_ADD; operand = 0; break;
         case AmoOp::set: uop = UCP_ATOMIC_OP_SWAP; break;
         case AmoOp::swap: uop = UCP_ATOMIC_OP_SWAP; break;
         case AmoOp::cswap: uop = UCP_ATOMIC_OP_CSWAP; break;
@@ -171,26 +206,22 @@ Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned w
         case AmoOp::xor_: fetch = false; [[fallthrough]];
         case AmoOp::fetch_xor: uop = UCP_ATOMIC_OP_XOR; break;
     }
-    // Operands and results in the target's width (little-endian: low bytes first).
-    uint64_t value = operand, result = 0;
-    if (op == AmoOp::cswap) {  // UCX: buffer holds the compare value, reply buffer the new one
-        value = compare;
-        result = operand;
+    const bool bitwise = uop == UCP_ATOMIC_OP_AND || uop == UCP_ATOMIC_OP_OR || uop == UCP_ATOMIC_OP_XOR;
+    if (!(fetch && bitwise && cas_bitwise_))
+        return uop == UCP_ATOMIC_OP_CSWAP ? ucx_amo(c, pe, off, uop, width, compare, operand, true, fetched)
+                                          : ucx_amo(c, pe, off, uop, width, operand, 0, fetch, fetched);
+    // Fetching AND/OR/XOR as a compare-and-swap loop, starting from a fetched value.
+    const uint64_t mask = width == 4 ? 0xffffffffu : ~uint64_t(0);
+    uint64_t old = 0, seen = 0;
+    Status s = ucx_amo(c, pe, off, UCP_ATOMIC_OP_ADD, width, 0, 0, true, &old);
+    while (s == Status::ok) {
+        const uint64_t next =
+            (uop == UCP_ATOMIC_OP_AND ? old & operand : uop == UCP_ATOMIC_OP_OR ? old | operand : old ^ operand) & mask;
+        s = ucx_amo(c, pe, off, UCP_ATOMIC_OP_CSWAP, width, old, next, true, &seen);
+        if (s != Status::ok || seen == old) break;
+        old = seen;
     }
-    ucp_request_param_t prm;
-    std::memset(&prm, 0, sizeof prm);
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-    prm.datatype = ucp_dt_make_contig(width);
-    if (fetch) {
-        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-        prm.reply_buffer = &result;
-    }
-    Channel& c = ch(chan);
-    Peer& p = c.peers[pe];
-    ucs_status_ptr_t req = ucp_atomic_op_nbx(p.ep, uop, &value, 1, p.base + off, p.rkey, &prm);
-    c.count();
-    Status s = fetch ? wait(req, "atomic", pe) : detach(req, "atomic", pe);
-    if (fetched) *fetched = width == 4 ? (result & 0xffffffffu) : result;
+    if (fetched) *fetched = old;
     return s;
 }
 
@@ -218,6 +249,14 @@ Status UcxTransport::quiet(int chan) {
                                                                 std::memory_order_relaxed)) {
     }
     return Status::ok;
+}
+
+char* UcxTransport::peer_ptr(int pe) const {
+    if (chan_.empty() || static_cast<std::size_t>(pe) >= chan_[0].peers.size()) return nullptr;
+    const Peer& p = chan_[0].peers[pe];
+    void* local = nullptr;
+    if (!p.rkey || ucp_rkey_ptr(p.rkey, p.base, &local) != UCS_OK) return nullptr;
+    return static_cast<char*>(local);
 }
 
 void UcxTransport::progress() {

@@ -15,8 +15,13 @@ class UcxTransport final : public Transport {
 public:
     ~UcxTransport() override;
     // Creates context and `nchan` workers, registers [heap, heap+bytes); `local_blob` receives
-    // what peers need (heap address, packed rkey, every worker's address).
-    Status open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob);
+    // what peers need (heap address, packed rkey, every worker's address).  With `allocate`,
+    // UCX allocates that range itself (over a reservation at `heap`, MAP_FIXED): its shared-
+    // memory transports can then reach it natively (the initiator copies and does CPU atomics;
+    // memory UCX only registers needs the target to emulate them in software).
+    Status open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob, bool allocate = false);
+    // Where `pe`'s registered range is mapped into this process (UCX shared memory), or nullptr.
+    char* peer_ptr(int pe) const;
     // Creates endpoints and unpacks rkeys for every pe with want[pe] (never this PE).
     Status connect(const std::vector<Blob>& blobs, const std::vector<bool>& want);
 
@@ -57,10 +62,17 @@ private:
         bool idle() const { return flushed.load(std::memory_order_acquire) >= issued.load(std::memory_order_acquire); }
     };
     Status wait(ucs_status_ptr_t req, const char* what, int pe);
+    // One UCX atomic (AmoOp `op` mapped to UCX's); `fetched` receives the old value when asked.
+    Status ucx_amo(Channel& c, int pe, std::size_t off, ucp_atomic_op_t uop, unsigned width, uint64_t value,
+                   uint64_t swap, bool fetch, uint64_t* fetched);
     Channel& ch(int chan) { return chan_[static_cast<std::size_t>(chan) % chan_.size()]; }
 
     ucp_context_h ctx_ = nullptr;
     ucp_mem_h memh_ = nullptr;
+    // UCX allocated the heap (open with `allocate`): its shared-memory transports then do the
+    // atomics natively, and UCX 1.13 gets the fetching AND/OR/XOR wrong there (the target ends
+    // up combined with its own old value): those become compare-and-swap loops.
+    bool cas_bitwise_ = false;
     std::vector<Channel> chan_;
 };
 
