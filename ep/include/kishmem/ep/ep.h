@@ -1,0 +1,139 @@
+// kishmem::ep: expert-parallel (MoE) dispatch and combine over a team of PEs.
+//
+// A Buffer is made collectively over a team; dispatch sends every token to the PEs of its top-k
+// experts, which receive them packed per local expert; combine sends each expert's output row
+// back to the token's PE, which adds them weighted. The buffer lives in the symmetric heap: on
+// a GPU heap the calls launch kernels on the given stream (each peer is reached by the path the
+// runtime chose for it: load/store, IBGDA or the CPU proxy); on a host heap the same calls run
+// on the CPU with the host API (the stream is ignored). Layouts and byte formulas:
+// ep/README.md and layout.h.
+#pragma once
+
+#include <shmem.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memory>
+#include <string>
+
+#include "kishmem/ep/layout.h"
+
+// The CUDA runtime's stream type, declared as cuda_runtime_api.h does (no CUDA header needed).
+typedef struct CUstream_st* cudaStream_t;
+
+namespace kishmem::ep {
+
+struct Config {
+    int max_tokens_per_pe = 128;  // T: most tokens one PE dispatches per call
+    int hidden = 7168;            // H: a multiple of 128 for FP8, of 8 for bf16
+    int topk = 8;                 // K: entries per token (1..16)
+    int num_experts = 0;          // E: a multiple of the team size; expert e lives on team rank e / (E / npes)
+    Format format = Format::fp8_e4m3;  // what dispatch sends: FP8 E4M3 + one float scale per 128 channels, or bf16
+    int num_sms = 0;              // GPU: blocks of the send kernels (0: min(T, 64)); CPU form: unused
+};
+
+enum Status : int {
+    kOk = 0,
+    kBadArgument = 1,   // a bad value in a call (message names it)
+    kBadConfig = 2,     // PEs disagree on the configuration, or it is not valid
+    kHeapTooSmall = 3,  // the symmetric heap cannot hold the buffer
+    kBadOrder = 4,      // calls out of order (e.g. combine before the dispatch receive)
+    kPeerError = 5,     // another PE reported bad input in this round
+    kNoGpu = 6,         // a GPU heap without GPU support in this build
+};
+
+// What dispatch's receive produces (pointers into the buffer; valid until the next dispatch).
+struct Received {
+    void* x = nullptr;             // [L][R][H] FP8 bytes or bf16; rows [0, count[e]) of expert e are filled
+    float* scales = nullptr;       // [L][R][H/128] FP8 only (nullptr for bf16): row value = e4m3 * scale
+    int* count = nullptr;          // [L] rows received per local expert (GPU memory on a GPU heap)
+    const SrcInfo* src = nullptr;  // [L][R] where each row came from
+    int local_experts = 0;         // L = E / npes
+    int max_recv = 0;              // R = npes * max_tokens_per_pe
+};
+
+// One round's state between dispatch and combine (host side only: nothing is read back).
+struct Handle {
+    uint64_t round = 0;    // this buffer's dispatch round (1, 2, ...)
+    int num_tokens = 0;    // T of the dispatch
+    bool dispatch_received = false;
+    bool combine_sent = false;
+};
+
+class Buffer {
+public:
+    // Collective over `team` (every PE of the team, same config; the symmetric allocation makes it
+    // collective over SHMEM_TEAM_WORLD too). nullptr on error, after one message naming the
+    // call, this PE and the value (also in *error when given).
+    static std::unique_ptr<Buffer> create(shmem_team_t team, const Config& cfg, std::string* error = nullptr);
+    ~Buffer();  // collective (shmem_free)
+
+    // Symmetric heap bytes a buffer of this configuration takes on each PE, for a team of npes.
+    static size_t bytes_for(const Config& cfg, int npes);
+    size_t bytes() const { return layout_.total; }
+    bool on_gpu() const { return gpu_; }
+    const Layout& layout() const { return layout_; }
+    const Config& config() const { return cfg_; }
+    // Blocks (SMs) the GPU send kernels use; the receive kernels use 1 (dispatch) and
+    // min(T, num_sms) (combine).
+    int num_sms() const { return sms_; }
+
+    // x[T][H] bf16 (16-bit words), topk_idx[T][K] (-1: no expert). GPU heap: device pointers,
+    // stream-ordered and capturable; host heap: host pointers, done on return. send_only: return
+    // after the sends; dispatch_recv(stream, h) completes the receive (no kernel runs between).
+    int dispatch(cudaStream_t stream, const void* x, const int32_t* topk_idx, int num_tokens, Received* out, Handle* h,
+                 bool send_only = false);
+    int dispatch(cudaStream_t stream, const void* x, const int64_t* topk_idx, int num_tokens, Received* out, Handle* h,
+                 bool send_only = false);
+    int dispatch_recv(cudaStream_t stream, Handle* h);
+
+    // expert_out[L][R][H] bf16 (row i of expert e answers recv row i of e), topk_weights[T][K] float,
+    // out[T][H] bf16: out[t] = sum over k with topk_idx[t][k] >= 0 of weight[t][k] * expert row.
+    int combine(cudaStream_t stream, const void* expert_out, const float* topk_weights, void* out, Handle* h,
+                bool send_only = false);
+    int combine_recv(cudaStream_t stream, Handle* h);
+
+    // Errors found inside kernels (bad top-k entries, a peer's bad input): synchronizes the stream,
+    // prints the message once and returns its status (kOk when none). Host heap: the last error.
+    int check(cudaStream_t stream);
+    const std::string& last_error() const { return last_error_; }
+
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+private:
+    Buffer() = default;
+    template <class Idx>
+    int dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only);
+    int fail(int status, const char* call, const char* fmt, ...);
+
+    Config cfg_{};
+    Layout layout_{};
+    shmem_team_t team_ = nullptr;
+    char* base_ = nullptr;       // the symmetric block
+    bool gpu_ = false;
+    int sms_ = 1;
+    uint64_t round_ = 0;         // host's count of dispatch rounds (the kernels keep their own)
+    bool recv_pending_ = false;  // a send_only dispatch waits for its dispatch_recv
+    bool comb_pending_ = false;
+    void* err_ = nullptr;        // GPU: host-mapped error record the kernels fill (device address)
+    void* err_host_ = nullptr;   // its host address
+    void* out_ = nullptr;        // combine's out and topk_weights, kept for combine_recv
+    const float* weights_ = nullptr;
+    std::string last_error_;
+    friend struct GpuPath;
+    friend struct HostPath;
+};
+
+// Node-limited top-k: nodes are groups of experts_per_node consecutive experts; a node's score is
+// the sum of its two highest expert scores (its one score when experts_per_node is 1). Picks the
+// max_nodes best nodes (ties: lower node), then the K best experts among them (ties: lower
+// expert). scores[T][E] float; idx[T][K] int32; weights[T][K] (may be nullptr): the picked scores.
+// CPU form: host pointers. Returns 0, or kBadArgument with a message.
+int select_topk(const float* scores, int T, int E, int K, int max_nodes, int experts_per_node, int32_t* idx,
+                float* weights);
+// GPU form: device pointers, one thread per token on `stream` (capturable).
+int select_topk_gpu(cudaStream_t stream, const float* scores, int T, int E, int K, int max_nodes,
+                    int experts_per_node, int32_t* idx, float* weights);
+
+}  // namespace kishmem::ep

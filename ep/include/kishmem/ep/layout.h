@@ -1,0 +1,100 @@
+// kishmem::ep buffer layout: one symmetric block per Buffer, carved into regions at the same
+// offsets on every PE. Plain data, host and device (kernels take a Layout, not raw pointers).
+// The byte formula of every region is written next to the line that carves it (carve()).
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kishmem/device/hd.h"
+
+namespace kishmem::ep {
+
+enum class Format : int { bf16 = 0, fp8_e4m3 = 1 };
+
+// Where a received token came from: team rank of the sender, its token index, which of its
+// top-k entries sent it here, and the dispatch round (1, 2, ...). 16 bytes, two 8-byte words.
+struct alignas(16) SrcInfo {
+    int32_t pe;
+    int32_t token;
+    int32_t k;
+    int32_t round;
+};
+
+// Words the kernels keep for themselves (local, never written by peers).
+struct LocalState {
+    uint64_t round;          // dispatch rounds received so far (the hook of dispatch advances it)
+    uint32_t done_dispatch;  // blocks of the dispatch send kernel that finished (last one signals)
+    uint32_t done_combine;   // the same for combine
+};
+
+struct Layout {
+    // shape
+    int npes = 0;    // team size (expert-parallel size)
+    int me = 0;      // this PE's rank in the team
+    int T = 0;       // max_tokens_per_pe
+    int H = 0;       // hidden
+    int K = 0;       // topk
+    int E = 0;       // num_experts
+    int L = 0;       // local experts per PE: E / npes
+    int R = 0;       // max_recv: rows per local expert, npes * T (every token of every PE)
+    int G = 0;       // scale groups per token: H / 128 (FP8 only, else 0)
+    int xb = 0;      // bytes per dispatched element: 1 (FP8) or 2 (bf16)
+    int stage_rows = 0;  // combine staging rows (one per warp of the combine send kernel)
+    Format fmt = Format::fp8_e4m3;
+    // byte offsets from the start of the symmetric block
+    size_t recv_x = 0, recv_scales = 0, recv_src = 0, recv_count = 0, counter = 0, disp_flag = 0, comb_flag = 0,
+           comb_recv = 0, send_x = 0, send_scales = 0, sent = 0, pe_of = 0, local = 0, stage = 0, total = 0;
+};
+
+KISHMEM_HD size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+// Fill the offsets of l from its shape. Every region starts on a 256-byte boundary.
+KISHMEM_HD void carve(Layout& l) {
+    const size_t A = 256, L = l.L, R = l.R, H = l.H, T = l.T, K = l.K, P = l.npes, G = l.G;
+    size_t o = 0;
+    auto take = [&](size_t& field, size_t bytes) {
+        field = o;
+        o = align_up(o + bytes, A);
+    };
+    // -- written by peers (symmetric) --
+    take(l.recv_x, L * R * H * l.xb);   // recv_x       [L][R][H]      L*R*H*xb    (xb: 1 FP8, 2 bf16)
+    take(l.recv_scales, L * R * G * 4); // recv_scales  [L][R][G]      L*R*(H/128)*4 float (FP8 only; G = 0 for bf16)
+    take(l.recv_src, L * R * 16);       // recv_src     [L][R]         L*R*16      SrcInfo
+    take(l.counter, 2 * L * 4);         // counter      [2][L]         2*L*4       int: rows taken per local expert, per round parity
+    take(l.disp_flag, P * 8);           // disp_flag    [npes]         npes*8      uint64: dispatch round sender p finished (bit 62: bad input)
+    take(l.comb_flag, P * 8);           // comb_flag    [npes]         npes*8      uint64: combine round sender p finished
+    take(l.comb_recv, T * K * H * 2);   // comb_recv    [T][K][H]      T*K*H*2     bf16: expert output for my token t, entry k
+    // -- local to each PE (same offsets, never written by peers) --
+    take(l.recv_count, L * 4);          // recv_count   [L]            L*4         int: rows received per local expert
+    take(l.send_x, T * H * l.xb);       // send_x       [T][H]         T*H*xb      my tokens, quantized (FP8) or copied (bf16)
+    take(l.send_scales, T * G * 4);     // send_scales  [T][G]         T*(H/128)*4 float
+    take(l.sent, T * K);                // sent         [T][K]         T*K         uint8: 1 where entry (t, k) was dispatched
+    take(l.pe_of, P * 4);               // pe_of        [npes]         npes*4      int: world PE of team rank r
+    take(l.local, sizeof(LocalState));  // local        LocalState     16
+    take(l.stage, l.stage_rows * H * 2);// stage        [rows][H]      rows*H*2    bf16: combine rows for peers reached only remotely
+    l.total = o;
+}
+
+// Typed views of one PE's block (base: that PE's address of the block).
+struct View {
+    char* base;
+    KISHMEM_HD uint8_t* recv_x(const Layout& l) const { return reinterpret_cast<uint8_t*>(base + l.recv_x); }
+    KISHMEM_HD float* recv_scales(const Layout& l) const { return reinterpret_cast<float*>(base + l.recv_scales); }
+    KISHMEM_HD SrcInfo* recv_src(const Layout& l) const { return reinterpret_cast<SrcInfo*>(base + l.recv_src); }
+    KISHMEM_HD int* recv_count(const Layout& l) const { return reinterpret_cast<int*>(base + l.recv_count); }
+    KISHMEM_HD int* counter(const Layout& l) const { return reinterpret_cast<int*>(base + l.counter); }
+    KISHMEM_HD uint64_t* disp_flag(const Layout& l) const { return reinterpret_cast<uint64_t*>(base + l.disp_flag); }
+    KISHMEM_HD uint64_t* comb_flag(const Layout& l) const { return reinterpret_cast<uint64_t*>(base + l.comb_flag); }
+    KISHMEM_HD uint16_t* comb_recv(const Layout& l) const { return reinterpret_cast<uint16_t*>(base + l.comb_recv); }
+    KISHMEM_HD uint8_t* send_x(const Layout& l) const { return reinterpret_cast<uint8_t*>(base + l.send_x); }
+    KISHMEM_HD float* send_scales(const Layout& l) const { return reinterpret_cast<float*>(base + l.send_scales); }
+    KISHMEM_HD uint8_t* sent(const Layout& l) const { return reinterpret_cast<uint8_t*>(base + l.sent); }
+    KISHMEM_HD int* pe_of(const Layout& l) const { return reinterpret_cast<int*>(base + l.pe_of); }
+    KISHMEM_HD LocalState* local(const Layout& l) const { return reinterpret_cast<LocalState*>(base + l.local); }
+    KISHMEM_HD uint16_t* stage(const Layout& l) const { return reinterpret_cast<uint16_t*>(base + l.stage); }
+};
+
+constexpr uint64_t kBadInputBit = 1ull << 62;  // in a flag: the sender's input was bad, nothing was sent
+
+}  // namespace kishmem::ep

@@ -1,0 +1,18 @@
+// Builds without CUDA: no heap is ever in GPU memory, so the GPU form is never chosen; the
+// entry points answer kNoGpu should they be reached.
+#include "internal.h"
+
+namespace kishmem::ep {
+
+bool GpuPath::is_device_memory(const void*) { return false; }
+int GpuPath::init(Buffer&) { return kNoGpu; }
+void GpuPath::fini(Buffer&) {}
+int GpuPath::dispatch_send(Buffer&, cudaStream_t, const void*, const void*, bool, int, bool) { return kNoGpu; }
+int GpuPath::dispatch_recv(Buffer&, cudaStream_t) { return kNoGpu; }
+int GpuPath::combine_send(Buffer&, cudaStream_t, const void*) { return kNoGpu; }
+int GpuPath::combine_recv(Buffer&, cudaStream_t, const float*, void*, int) { return kNoGpu; }
+int GpuPath::check(Buffer&, cudaStream_t) { return kOk; }
+void GpuPath::copy_to_device(void*, const void*, size_t) {}
+void GpuPath::zero_device(void*, size_t) {}
+
+}  // namespace kishmem::ep

@@ -1,0 +1,58 @@
+// kishmem::ep internals: the two forms of the calls (CPU on a host heap, kernels on a GPU heap)
+// and the error record kernels fill.
+#pragma once
+
+#include <stdint.h>
+
+#include "kishmem/ep/ep.h"
+
+namespace kishmem::ep {
+
+// Filled by kernels (first error wins, code written last); read by Buffer::check. Host-mapped.
+struct ErrorRecord {
+    int code;      // ErrorCode; 0: none
+    int token;     // topk_idx row
+    int k;         // topk_idx column
+    int from_pe;   // kPeerBad: the team rank that reported bad input
+    long long value;
+};
+enum ErrorCode : int { kErrNone = 0, kErrIndex = 1, kErrDuplicate = 2, kErrPeerBad = 3 };
+
+// Shared by both forms: the first bad entry of topk_idx (row-major), or -1. Bad: < -1, >= E,
+// or the same expert twice in one row. A row's duplicate is reported at its second entry.
+template <class Idx>
+inline long first_bad_entry(const Idx* idx, int T, int K, int E) {
+    for (long j = 0; j < static_cast<long>(T) * K; ++j) {
+        const long long v = static_cast<long long>(idx[j]);
+        if (v < -1 || v >= E) return j;
+        if (v >= 0)
+            for (long i = j - j % K; i < j; ++i)
+                if (static_cast<long long>(idx[i]) == v) return j;
+    }
+    return -1;
+}
+
+struct HostPath {
+    static int dispatch_send(Buffer& b, const uint16_t* x, const void* idx, bool idx64, int T, bool poison);
+    static int dispatch_recv(Buffer& b);
+    static int combine_send(Buffer& b, const uint16_t* expert_out);
+    static int combine_recv(Buffer& b, const float* weights, uint16_t* out, int T);
+};
+
+struct GpuPath {
+    static bool is_device_memory(const void* p);  // false in builds without CUDA
+    static int init(Buffer& b);                     // error record, zeroed block, pe_of table
+    static void fini(Buffer& b);
+    static int dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison);
+    static int dispatch_recv(Buffer& b, cudaStream_t s);
+    static int combine_send(Buffer& b, cudaStream_t s, const void* expert_out);
+    static int combine_recv(Buffer& b, cudaStream_t s, const float* weights, void* out, int T);
+    static int check(Buffer& b, cudaStream_t s);  // synchronizes; reports the error record
+    static void copy_to_device(void* dst, const void* src, size_t n);
+    static void zero_device(void* dst, size_t n);
+};
+
+// Message text for an error record (the call, this PE and the value).
+std::string describe(const ErrorRecord& e, const Layout& l);
+
+}  // namespace kishmem::ep

@@ -1,0 +1,28 @@
+// select_topk, GPU form: one thread per token on the caller's stream.
+#include <cuda_runtime.h>
+
+#include "internal.h"
+#include "topk_row.h"
+
+namespace kishmem::ep {
+
+int topk_args_bad(const char* call, int T, int E, int K, int max_nodes, int epn);
+
+namespace {
+__global__ void select_topk_kernel(const float* s, int T, int E, int K, int max_nodes, int epn, int32_t* idx, float* w) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < T)
+        select_row(s + static_cast<size_t>(t) * E, E, K, max_nodes, epn, idx + static_cast<size_t>(t) * K,
+                   w ? w + static_cast<size_t>(t) * K : nullptr);
+}
+}  // namespace
+
+int select_topk_gpu(cudaStream_t stream, const float* scores, int T, int E, int K, int max_nodes, int epn, int32_t* idx,
+                    float* weights) {
+    if (const int rc = topk_args_bad("select_topk_gpu", T, E, K, max_nodes, epn)) return rc;
+    if (T == 0) return kOk;
+    select_topk_kernel<<<(T + 127) / 128, 128, 0, stream>>>(scores, T, E, K, max_nodes, epn, idx, weights);
+    return cudaGetLastError() == cudaSuccess ? kOk : kBadArgument;
+}
+
+}  // namespace kishmem::ep
