@@ -1,0 +1,84 @@
+// kishmem::ep, CPU form (host heap): rounds of dispatch and combine with FP8 and bf16, int32 and
+// int64 indices, with and without the receive hooks, token counts that differ between PEs and
+// rounds; every received row and every combined value checked against an independent host
+// computation (ep_common.h).
+#include <cstdio>
+
+#include "ep_common.h"
+
+using namespace kishmem::ep;
+
+namespace {
+
+template <class Idx>
+int one_round(Buffer& b, const eptest::Shape& s, Format f, int round, bool hook) {
+    const int me = shmem_my_pe();
+    std::vector<int> Ts(s.npes);
+    for (int p = 0; p < s.npes; ++p) Ts[p] = eptest::tokens_of(s, round, p);
+    std::vector<uint16_t> x;
+    std::vector<Idx> idx;
+    std::vector<float> w;
+    eptest::inputs(s, round, me, Ts[me], &x, &idx, &w);
+    Received rv;
+    Handle h;
+    if (b.dispatch(nullptr, x.data(), idx.data(), Ts[me], &rv, &h, hook) != kOk) return 1;
+    if (hook && b.dispatch_recv(nullptr, &h) != kOk) return 1;
+    const Layout& l = b.layout();
+    eptest::Got g;
+    const size_t rows = static_cast<size_t>(l.L) * l.R;
+    g.x.assign(static_cast<const uint8_t*>(rv.x), static_cast<const uint8_t*>(rv.x) + rows * l.H * l.xb);
+    if (rv.scales) g.scales.assign(rv.scales, rv.scales + rows * l.G);
+    g.count.assign(rv.count, rv.count + l.L);
+    g.src.assign(rv.src, rv.src + rows);
+    if (rv.local_experts != s.E / s.npes || rv.max_recv != s.npes * s.T) return eptest::fail("shape", me, rv.local_experts, rv.max_recv, 0, 0);
+    if (int bad = eptest::check_received(s, f, round, me, Ts, g)) return bad;
+    std::vector<uint16_t> eo, out(static_cast<size_t>(s.T) * s.H, 0xffff);
+    eptest::run_experts(s, f, me, g, &eo);
+    if (b.combine(nullptr, eo.data(), w.data(), out.data(), &h, !hook) != kOk) return 1;
+    if (!hook && b.combine_recv(nullptr, &h) != kOk) return 1;
+    return eptest::check_combined(s, f, round, me, Ts[me], out.data());
+}
+
+}  // namespace
+
+int main() {
+    shmem_init();
+    const int me = shmem_my_pe(), npes = shmem_n_pes();
+    int bad = 0;
+    for (Format f : {Format::fp8_e4m3, Format::bf16}) {
+        const eptest::Shape s{24, 256, 4, 4 * npes, npes};
+        Config c;
+        c.max_tokens_per_pe = s.T;
+        c.hidden = s.H;
+        c.topk = s.K;
+        c.num_experts = s.E;
+        c.format = f;
+        auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
+        if (!b || b->on_gpu()) {
+            std::fprintf(stderr, "FAIL: PE %d: %s\n", me, b ? "the buffer is on the GPU (run with KISHMEM_HEAP=host)" : "create failed");
+            shmem_global_exit(1);
+        }
+        // bytes(): the README's formulas, summed here with 256-byte alignment
+        const size_t L = s.E / npes, R = static_cast<size_t>(npes) * s.T, G = f == Format::fp8_e4m3 ? s.H / 128 : 0,
+                     xb = f == Format::fp8_e4m3 ? 1 : 2, rows = static_cast<size_t>(b->num_sms()) * 8;
+        const size_t parts[] = {L * R * s.H * xb, L * R * G * 4, L * R * 16, 2 * L * 4, npes * 8u, npes * 8u,
+                                static_cast<size_t>(s.T) * s.K * s.H * 2, L * 4, static_cast<size_t>(s.T) * s.H * xb,
+                                s.T * G * 4, static_cast<size_t>(s.T) * s.K, npes * 4u, 16, rows * s.H * 2};
+        size_t want = 0;
+        for (size_t p : parts) want += (p + 255) / 256 * 256;
+        if (b->bytes() != want || Buffer::bytes_for(c, npes) != want) {
+            std::fprintf(stderr, "FAIL: PE %d: bytes() = %zu, formula %zu\n", me, b->bytes(), want);
+            bad++;
+        }
+        for (int round = 1; round <= 6 && !bad; ++round) {
+            const bool hook = round % 3 == 0;
+            bad += round % 2 ? one_round<int64_t>(*b, s, f, round, hook) : one_round<int32_t>(*b, s, f, round, hook);
+        }
+        if (bad) shmem_global_exit(1);
+        shmem_barrier_all();
+    }
+    shmem_barrier_all();
+    if (me == 0) std::printf("PASS ep_cpu on %d PEs\n", npes);
+    shmem_finalize();
+    return 0;
+}
