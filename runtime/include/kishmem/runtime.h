@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kishmem/amo_op.h"
 #include "kishmem/team.h"
 
 namespace kishmem::rt {
@@ -98,7 +99,6 @@ void quiet(int chan);
 void quiet_all();  // every channel
 
 // ---- atomics on 4- and 8-byte words (values travel as their bit patterns) ---------------------
-enum class AmoOp : uint8_t { fetch, set, swap, cswap, add, fetch_add, and_, fetch_and, or_, fetch_or, xor_, fetch_xor };
 uint64_t amo(int chan, AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe);
 
 // ---- signals (OpenSHMEM 1.5 put-with-signal; sig_op 0 = set, 1 = add) -------------------------

@@ -3,7 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "device_heap.h"
-#include "kishmem/runtime.h"
+#include "kishmem/amo_op.h"
 
 namespace kishmem {
 namespace {
