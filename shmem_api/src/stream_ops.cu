@@ -1,6 +1,8 @@
 // Stream-ordered host calls (shmemx_*_on_stream): each is a small kernel on the caller's
 // stream, so it orders with the stream's other work and can be captured into a CUDA graph.
-// This translation unit keeps its own copy of the device state, like any user .cu file.
+// This translation unit keeps its own copy of the device state, like any user .cu file: it
+// includes the public shmem.h and defines API routines, so it belongs to shmem_api (the runtime
+// below never includes the public C API; docs/layers.md).
 #include <cuda_runtime.h>
 #include <shmem.h>
 
