@@ -9,6 +9,9 @@
 
 #include "kishmem/shmem_types.h"
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default) /* what the library exports, whatever -fvisibility says */
+#endif
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -93,6 +96,9 @@ extern struct kishmem_team kishmem_team_shared_obj;
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility pop
 #endif
 
 #include "kishmem/shmem_decl.h"

@@ -13,6 +13,9 @@
  * graph).  The heap must be in GPU memory (KISHMEM_HEAP=auto on a GPU machine).  Return 0, or
  * the CUDA error of the launch. */
 #if defined(__CUDACC__) || defined(CUDART_VERSION)
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,6 +27,9 @@ int shmemx_quiet_on_stream(cudaStream_t stream);
 int shmemx_barrier_all_on_stream(cudaStream_t stream);
 #ifdef __cplusplus
 }
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility pop
 #endif
 #endif
 

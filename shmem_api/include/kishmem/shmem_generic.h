@@ -9,112 +9,112 @@
 /* Selected when no association matches: calling it with arguments fails to compile. */
 void kishmem_generic_no_such_type(void);
 
-#define K_ARG0(a, ...) a
-#define K_ARG1(a, b, ...) b
-#define K_SEL(T, N, F) T *: shmem_##N##_##F,
-#define K_SELQ(T, N, F) T *: shmem_##N##_##F, const T *: shmem_##N##_##F,
-#define K_SEL_CTX(T, N, F) T *: shmem_ctx_##N##_##F,
-#define K_SELQ_CTX(T, N, F) T *: shmem_ctx_##N##_##F, const T *: shmem_ctx_##N##_##F,
+#define KISHMEM_ARG0(a, ...) a
+#define KISHMEM_ARG1(a, b, ...) b
+#define KISHMEM_SEL(T, N, F) T *: shmem_##N##_##F,
+#define KISHMEM_SELQ(T, N, F) T *: shmem_##N##_##F, const T *: shmem_##N##_##F,
+#define KISHMEM_SEL_CTX(T, N, F) T *: shmem_ctx_##N##_##F,
+#define KISHMEM_SELQ_CTX(T, N, F) T *: shmem_ctx_##N##_##F, const T *: shmem_ctx_##N##_##F,
 /* Dispatch on the first pointer argument, or on the second after a context. */
-#define K_GEN_CTX(LIST, SEL, SELCTX, F, ...)                                                      \
-    _Generic(K_ARG0(__VA_ARGS__, 0),                                                              \
-        shmem_ctx_t: _Generic(K_ARG1(__VA_ARGS__, 0, 0), LIST(SELCTX, F) default: kishmem_generic_no_such_type), \
+#define KISHMEM_GEN_CTX(LIST, SEL, SELCTX, F, ...)                                                                 \
+    _Generic(KISHMEM_ARG0(__VA_ARGS__, 0),                                                                         \
+        shmem_ctx_t: _Generic(KISHMEM_ARG1(__VA_ARGS__, 0, 0), LIST(SELCTX, F) default: kishmem_generic_no_such_type), \
         LIST(SEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
 /* Dispatch on the first argument (no context form). */
-#define K_GEN0(LIST, F, ...) _Generic(K_ARG0(__VA_ARGS__, 0), LIST(K_SEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
-#define K_GEN0Q(LIST, F, ...) _Generic(K_ARG0(__VA_ARGS__, 0), LIST(K_SELQ, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
+#define KISHMEM_GEN0(LIST, F, ...) _Generic(KISHMEM_ARG0(__VA_ARGS__, 0), LIST(KISHMEM_SEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
+#define KISHMEM_GEN0Q(LIST, F, ...) _Generic(KISHMEM_ARG0(__VA_ARGS__, 0), LIST(KISHMEM_SELQ, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
 /* Dispatch on the second argument (team collectives: the first is the team). */
-#define K_GEN1(LIST, F, ...) _Generic(K_ARG1(__VA_ARGS__, 0, 0), LIST(K_SEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
+#define KISHMEM_GEN1(LIST, F, ...) _Generic(KISHMEM_ARG1(__VA_ARGS__, 0, 0), LIST(KISHMEM_SEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
 
-#define K_RMA KISHMEM_GENERIC_RMA_TYPES
-#define shmem_put(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, put, __VA_ARGS__)
-#define shmem_get(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, get, __VA_ARGS__)
-#define shmem_put_nbi(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, put_nbi, __VA_ARGS__)
-#define shmem_get_nbi(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, get_nbi, __VA_ARGS__)
-#define shmem_p(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, p, __VA_ARGS__)
-#define shmem_g(...) K_GEN_CTX(K_RMA, K_SELQ, K_SELQ_CTX, g, __VA_ARGS__)
-#define shmem_iput(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, iput, __VA_ARGS__)
-#define shmem_iget(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, iget, __VA_ARGS__)
-#define shmem_ibput(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, ibput, __VA_ARGS__)
-#define shmem_ibget(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, ibget, __VA_ARGS__)
-#define shmem_put_signal(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, put_signal, __VA_ARGS__)
-#define shmem_put_signal_nbi(...) K_GEN_CTX(K_RMA, K_SEL, K_SEL_CTX, put_signal_nbi, __VA_ARGS__)
+#define KISHMEM_RMA KISHMEM_GENERIC_RMA_TYPES
+#define shmem_put(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, put, __VA_ARGS__)
+#define shmem_get(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, get, __VA_ARGS__)
+#define shmem_put_nbi(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, get_nbi, __VA_ARGS__)
+#define shmem_p(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, p, __VA_ARGS__)
+#define shmem_g(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SELQ, KISHMEM_SELQ_CTX, g, __VA_ARGS__)
+#define shmem_iput(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, iput, __VA_ARGS__)
+#define shmem_iget(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, iget, __VA_ARGS__)
+#define shmem_ibput(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, ibput, __VA_ARGS__)
+#define shmem_ibget(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, ibget, __VA_ARGS__)
+#define shmem_put_signal(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) KISHMEM_GEN_CTX(KISHMEM_RMA, KISHMEM_SEL, KISHMEM_SEL_CTX, put_signal_nbi, __VA_ARGS__)
 
-#define K_AEXT KISHMEM_GENERIC_AMO_EXT_TYPES
-#define K_ASTD KISHMEM_GENERIC_AMO_STD_TYPES
-#define K_ABIT KISHMEM_GENERIC_AMO_BIT_TYPES
-#define shmem_atomic_fetch(...) K_GEN_CTX(K_AEXT, K_SELQ, K_SELQ_CTX, atomic_fetch, __VA_ARGS__)
-#define shmem_atomic_set(...) K_GEN_CTX(K_AEXT, K_SEL, K_SEL_CTX, atomic_set, __VA_ARGS__)
-#define shmem_atomic_swap(...) K_GEN_CTX(K_AEXT, K_SEL, K_SEL_CTX, atomic_swap, __VA_ARGS__)
-#define shmem_atomic_fetch_nbi(...) K_GEN_CTX(K_AEXT, K_SEL, K_SEL_CTX, atomic_fetch_nbi, __VA_ARGS__)
-#define shmem_atomic_swap_nbi(...) K_GEN_CTX(K_AEXT, K_SEL, K_SEL_CTX, atomic_swap_nbi, __VA_ARGS__)
-#define shmem_atomic_compare_swap(...) K_GEN_CTX(K_ASTD, K_SEL, K_SEL_CTX, atomic_compare_swap, __VA_ARGS__)
-#define shmem_atomic_fetch_inc(...) K_GEN_CTX(K_ASTD, K_SEL, K_SEL_CTX, atomic_fetch_inc, __VA_ARGS__)
-#define shmem_atomic_inc(...) K_GEN_CTX(K_ASTD, K_SEL, K_SEL_CTX, atomic_inc, __VA_ARGS__)
-#define shmem_atomic_fetch_add(...) K_GEN_CTX(K_ASTD, K_SEL, K_SEL_CTX, atomic_fetch_add, __VA_ARGS__)
-#define shmem_atomic_add(...) K_GEN_CTX(K_ASTD, K_SEL, K_SEL_CTX, atomic_add, __VA_ARGS__)
-#define shmem_atomic_compare_swap_nbi(...) K_GEN_CTX(K_ASTD, K_SEL, K_SEL_CTX, atomic_compare_swap_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_inc_nbi(...) K_GEN_CTX(K_ASTD, K_SEL, K_SEL_CTX, atomic_fetch_inc_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_add_nbi(...) K_GEN_CTX(K_ASTD, K_SEL, K_SEL_CTX, atomic_fetch_add_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_and(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_fetch_and, __VA_ARGS__)
-#define shmem_atomic_and(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_and, __VA_ARGS__)
-#define shmem_atomic_fetch_or(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_fetch_or, __VA_ARGS__)
-#define shmem_atomic_or(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_or, __VA_ARGS__)
-#define shmem_atomic_fetch_xor(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_fetch_xor, __VA_ARGS__)
-#define shmem_atomic_xor(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_xor, __VA_ARGS__)
-#define shmem_atomic_fetch_and_nbi(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_fetch_and_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_or_nbi(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_fetch_or_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_xor_nbi(...) K_GEN_CTX(K_ABIT, K_SEL, K_SEL_CTX, atomic_fetch_xor_nbi, __VA_ARGS__)
+#define KISHMEM_AEXT KISHMEM_GENERIC_AMO_EXT_TYPES
+#define KISHMEM_ASTD KISHMEM_GENERIC_AMO_STD_TYPES
+#define KISHMEM_ABIT KISHMEM_GENERIC_AMO_BIT_TYPES
+#define shmem_atomic_fetch(...) KISHMEM_GEN_CTX(KISHMEM_AEXT, KISHMEM_SELQ, KISHMEM_SELQ_CTX, atomic_fetch, __VA_ARGS__)
+#define shmem_atomic_set(...) KISHMEM_GEN_CTX(KISHMEM_AEXT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_set, __VA_ARGS__)
+#define shmem_atomic_swap(...) KISHMEM_GEN_CTX(KISHMEM_AEXT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) KISHMEM_GEN_CTX(KISHMEM_AEXT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) KISHMEM_GEN_CTX(KISHMEM_AEXT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) KISHMEM_GEN_CTX(KISHMEM_ASTD, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_compare_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) KISHMEM_GEN_CTX(KISHMEM_ASTD, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...) KISHMEM_GEN_CTX(KISHMEM_ASTD, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) KISHMEM_GEN_CTX(KISHMEM_ASTD, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_add, __VA_ARGS__)
+#define shmem_atomic_add(...) KISHMEM_GEN_CTX(KISHMEM_ASTD, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_add, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) KISHMEM_GEN_CTX(KISHMEM_ASTD, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) KISHMEM_GEN_CTX(KISHMEM_ASTD, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) KISHMEM_GEN_CTX(KISHMEM_ASTD, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_and(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_or(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_xor(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) KISHMEM_GEN_CTX(KISHMEM_ABIT, KISHMEM_SEL, KISHMEM_SEL_CTX, atomic_fetch_xor_nbi, __VA_ARGS__)
 
-#define shmem_broadcast(...) K_GEN1(K_RMA, broadcast, __VA_ARGS__)
-#define shmem_collect(...) K_GEN1(K_RMA, collect, __VA_ARGS__)
-#define shmem_fcollect(...) K_GEN1(K_RMA, fcollect, __VA_ARGS__)
-#define shmem_alltoall(...) K_GEN1(K_RMA, alltoall, __VA_ARGS__)
-#define shmem_alltoalls(...) K_GEN1(K_RMA, alltoalls, __VA_ARGS__)
-#define shmem_and_reduce(...) K_GEN1(KISHMEM_GENERIC_REDUCE_BIT_TYPES, and_reduce, __VA_ARGS__)
-#define shmem_or_reduce(...) K_GEN1(KISHMEM_GENERIC_REDUCE_BIT_TYPES, or_reduce, __VA_ARGS__)
-#define shmem_xor_reduce(...) K_GEN1(KISHMEM_GENERIC_REDUCE_BIT_TYPES, xor_reduce, __VA_ARGS__)
-#define shmem_max_reduce(...) K_GEN1(KISHMEM_GENERIC_REDUCE_MINMAX_TYPES, max_reduce, __VA_ARGS__)
-#define shmem_min_reduce(...) K_GEN1(KISHMEM_GENERIC_REDUCE_MINMAX_TYPES, min_reduce, __VA_ARGS__)
-#define shmem_sum_reduce(...) K_GEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, sum_reduce, __VA_ARGS__)
-#define shmem_prod_reduce(...) K_GEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, prod_reduce, __VA_ARGS__)
-#define shmem_sum_inscan(...) K_GEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, sum_inscan, __VA_ARGS__)
-#define shmem_sum_exscan(...) K_GEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, sum_exscan, __VA_ARGS__)
+#define shmem_broadcast(...) KISHMEM_GEN1(KISHMEM_RMA, broadcast, __VA_ARGS__)
+#define shmem_collect(...) KISHMEM_GEN1(KISHMEM_RMA, collect, __VA_ARGS__)
+#define shmem_fcollect(...) KISHMEM_GEN1(KISHMEM_RMA, fcollect, __VA_ARGS__)
+#define shmem_alltoall(...) KISHMEM_GEN1(KISHMEM_RMA, alltoall, __VA_ARGS__)
+#define shmem_alltoalls(...) KISHMEM_GEN1(KISHMEM_RMA, alltoalls, __VA_ARGS__)
+#define shmem_and_reduce(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_BIT_TYPES, and_reduce, __VA_ARGS__)
+#define shmem_or_reduce(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_BIT_TYPES, or_reduce, __VA_ARGS__)
+#define shmem_xor_reduce(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_BIT_TYPES, xor_reduce, __VA_ARGS__)
+#define shmem_max_reduce(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_MINMAX_TYPES, max_reduce, __VA_ARGS__)
+#define shmem_min_reduce(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_MINMAX_TYPES, min_reduce, __VA_ARGS__)
+#define shmem_sum_reduce(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, sum_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, prod_reduce, __VA_ARGS__)
+#define shmem_sum_inscan(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, sum_inscan, __VA_ARGS__)
+#define shmem_sum_exscan(...) KISHMEM_GEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, sum_exscan, __VA_ARGS__)
 
-#define K_SYNC KISHMEM_GENERIC_SYNC_TYPES
-#define shmem_wait_until(...) K_GEN0(K_SYNC, wait_until, __VA_ARGS__)
-#define shmem_wait_until_all(...) K_GEN0(K_SYNC, wait_until_all, __VA_ARGS__)
-#define shmem_wait_until_any(...) K_GEN0(K_SYNC, wait_until_any, __VA_ARGS__)
-#define shmem_wait_until_some(...) K_GEN0(K_SYNC, wait_until_some, __VA_ARGS__)
-#define shmem_wait_until_all_vector(...) K_GEN0(K_SYNC, wait_until_all_vector, __VA_ARGS__)
-#define shmem_wait_until_any_vector(...) K_GEN0(K_SYNC, wait_until_any_vector, __VA_ARGS__)
-#define shmem_wait_until_some_vector(...) K_GEN0(K_SYNC, wait_until_some_vector, __VA_ARGS__)
-#define shmem_test(...) K_GEN0(K_SYNC, test, __VA_ARGS__)
-#define shmem_test_all(...) K_GEN0(K_SYNC, test_all, __VA_ARGS__)
-#define shmem_test_any(...) K_GEN0(K_SYNC, test_any, __VA_ARGS__)
-#define shmem_test_some(...) K_GEN0(K_SYNC, test_some, __VA_ARGS__)
-#define shmem_test_all_vector(...) K_GEN0(K_SYNC, test_all_vector, __VA_ARGS__)
-#define shmem_test_any_vector(...) K_GEN0(K_SYNC, test_any_vector, __VA_ARGS__)
-#define shmem_test_some_vector(...) K_GEN0(K_SYNC, test_some_vector, __VA_ARGS__)
+#define KISHMEM_SYNC KISHMEM_GENERIC_SYNC_TYPES
+#define shmem_wait_until(...) KISHMEM_GEN0(KISHMEM_SYNC, wait_until, __VA_ARGS__)
+#define shmem_wait_until_all(...) KISHMEM_GEN0(KISHMEM_SYNC, wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_any(...) KISHMEM_GEN0(KISHMEM_SYNC, wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_some(...) KISHMEM_GEN0(KISHMEM_SYNC, wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_all_vector(...) KISHMEM_GEN0(KISHMEM_SYNC, wait_until_all_vector, __VA_ARGS__)
+#define shmem_wait_until_any_vector(...) KISHMEM_GEN0(KISHMEM_SYNC, wait_until_any_vector, __VA_ARGS__)
+#define shmem_wait_until_some_vector(...) KISHMEM_GEN0(KISHMEM_SYNC, wait_until_some_vector, __VA_ARGS__)
+#define shmem_test(...) KISHMEM_GEN0(KISHMEM_SYNC, test, __VA_ARGS__)
+#define shmem_test_all(...) KISHMEM_GEN0(KISHMEM_SYNC, test_all, __VA_ARGS__)
+#define shmem_test_any(...) KISHMEM_GEN0(KISHMEM_SYNC, test_any, __VA_ARGS__)
+#define shmem_test_some(...) KISHMEM_GEN0(KISHMEM_SYNC, test_some, __VA_ARGS__)
+#define shmem_test_all_vector(...) KISHMEM_GEN0(KISHMEM_SYNC, test_all_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...) KISHMEM_GEN0(KISHMEM_SYNC, test_any_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...) KISHMEM_GEN0(KISHMEM_SYNC, test_some_vector, __VA_ARGS__)
 
 /* shmem_sync: the team form (1.5 C11 binding) or the deprecated active-set form. */
-#define shmem_sync(...) _Generic(K_ARG0(__VA_ARGS__, 0), shmem_team_t: shmem_team_sync, default: shmem_sync)(__VA_ARGS__)
+#define shmem_sync(...) _Generic(KISHMEM_ARG0(__VA_ARGS__, 0), shmem_team_t: shmem_team_sync, default: shmem_sync)(__VA_ARGS__)
 
 /* Deprecated generic names still in OpenSHMEM 1.5 (1.3's AMOs and shmem_wait). */
-#define shmem_fetch(...) K_GEN0Q(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, fetch, __VA_ARGS__)
-#define shmem_set(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, set, __VA_ARGS__)
-#define shmem_swap(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, swap, __VA_ARGS__)
-#define shmem_cswap(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, cswap, __VA_ARGS__)
-#define shmem_finc(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, finc, __VA_ARGS__)
-#define shmem_inc(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, inc, __VA_ARGS__)
-#define shmem_fadd(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, fadd, __VA_ARGS__)
-#define shmem_add(...) K_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, add, __VA_ARGS__)
-#define shmem_wait(...) K_GEN0(KISHMEM_GENERIC_DEPR_WAIT_TYPES, wait, __VA_ARGS__)
+#define shmem_fetch(...) KISHMEM_GEN0Q(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, fetch, __VA_ARGS__)
+#define shmem_set(...) KISHMEM_GEN0(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, set, __VA_ARGS__)
+#define shmem_swap(...) KISHMEM_GEN0(KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES, swap, __VA_ARGS__)
+#define shmem_cswap(...) KISHMEM_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, cswap, __VA_ARGS__)
+#define shmem_finc(...) KISHMEM_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, finc, __VA_ARGS__)
+#define shmem_inc(...) KISHMEM_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, inc, __VA_ARGS__)
+#define shmem_fadd(...) KISHMEM_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, fadd, __VA_ARGS__)
+#define shmem_add(...) KISHMEM_GEN0(KISHMEM_GENERIC_DEPR_AMO_TYPES, add, __VA_ARGS__)
+#define shmem_wait(...) KISHMEM_GEN0(KISHMEM_GENERIC_DEPR_WAIT_TYPES, wait, __VA_ARGS__)
 
 #elif defined(__cplusplus)
 
 /* C++: one overload per base type and family; each forwards to the typed C routine. */
-#define K_CXX_RMA(T, N, F)                                                                                         \
+#define KISHMEM_CXX_RMA(T, N, F)                                                                                   \
     inline void shmem_put(T *d, const T *s, size_t n, int pe) { shmem_##N##_put(d, s, n, pe); }                    \
     inline void shmem_put(shmem_ctx_t c, T *d, const T *s, size_t n, int pe) { shmem_ctx_##N##_put(c, d, s, n, pe); } \
     inline void shmem_get(T *d, const T *s, size_t n, int pe) { shmem_##N##_get(d, s, n, pe); }                    \
@@ -136,18 +136,18 @@ void kishmem_generic_no_such_type(void);
     inline int shmem_fcollect(shmem_team_t t, T *d, const T *s, size_t n) { return shmem_##N##_fcollect(t, d, s, n); } \
     inline int shmem_alltoall(shmem_team_t t, T *d, const T *s, size_t n) { return shmem_##N##_alltoall(t, d, s, n); } \
     inline int shmem_alltoalls(shmem_team_t t, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n) { return shmem_##N##_alltoalls(t, d, s, dst, sst, n); }
-KISHMEM_GENERIC_RMA_TYPES(K_CXX_RMA, _)
+KISHMEM_GENERIC_RMA_TYPES(KISHMEM_CXX_RMA, _)
 
-#define K_CXX_AMO_EXT(T, N, F)                                                                                     \
+#define KISHMEM_CXX_AMO_EXT(T, N, F)                                                                               \
     inline T shmem_atomic_fetch(const T *s, int pe) { return shmem_##N##_atomic_fetch(s, pe); }                    \
     inline T shmem_atomic_fetch(shmem_ctx_t c, const T *s, int pe) { return shmem_ctx_##N##_atomic_fetch(c, s, pe); } \
     inline void shmem_atomic_set(T *d, T v, int pe) { shmem_##N##_atomic_set(d, v, pe); }                          \
     inline void shmem_atomic_set(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_atomic_set(c, d, v, pe); }    \
     inline T shmem_atomic_swap(T *d, T v, int pe) { return shmem_##N##_atomic_swap(d, v, pe); }                    \
     inline T shmem_atomic_swap(shmem_ctx_t c, T *d, T v, int pe) { return shmem_ctx_##N##_atomic_swap(c, d, v, pe); }
-KISHMEM_GENERIC_AMO_EXT_TYPES(K_CXX_AMO_EXT, _)
+KISHMEM_GENERIC_AMO_EXT_TYPES(KISHMEM_CXX_AMO_EXT, _)
 
-#define K_CXX_AMO_STD(T, N, F)                                                                                     \
+#define KISHMEM_CXX_AMO_STD(T, N, F)                                                                               \
     inline T shmem_atomic_compare_swap(T *d, T c, T v, int pe) { return shmem_##N##_atomic_compare_swap(d, c, v, pe); } \
     inline T shmem_atomic_compare_swap(shmem_ctx_t x, T *d, T c, T v, int pe) { return shmem_ctx_##N##_atomic_compare_swap(x, d, c, v, pe); } \
     inline T shmem_atomic_fetch_inc(T *d, int pe) { return shmem_##N##_atomic_fetch_inc(d, pe); }                  \
@@ -158,27 +158,27 @@ KISHMEM_GENERIC_AMO_EXT_TYPES(K_CXX_AMO_EXT, _)
     inline T shmem_atomic_fetch_add(shmem_ctx_t c, T *d, T v, int pe) { return shmem_ctx_##N##_atomic_fetch_add(c, d, v, pe); } \
     inline void shmem_atomic_add(T *d, T v, int pe) { shmem_##N##_atomic_add(d, v, pe); }                          \
     inline void shmem_atomic_add(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_atomic_add(c, d, v, pe); }
-KISHMEM_GENERIC_AMO_STD_TYPES(K_CXX_AMO_STD, _)
+KISHMEM_GENERIC_AMO_STD_TYPES(KISHMEM_CXX_AMO_STD, _)
 
-#define K_CXX_AMO_BIT(T, N, F)                                                                                     \
+#define KISHMEM_CXX_AMO_BIT(T, N, F)                                                                               \
     inline T shmem_atomic_fetch_and(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_and(d, v, pe); }          \
     inline void shmem_atomic_and(T *d, T v, int pe) { shmem_##N##_atomic_and(d, v, pe); }                          \
     inline T shmem_atomic_fetch_or(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_or(d, v, pe); }            \
     inline void shmem_atomic_or(T *d, T v, int pe) { shmem_##N##_atomic_or(d, v, pe); }                            \
     inline T shmem_atomic_fetch_xor(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_xor(d, v, pe); }          \
     inline void shmem_atomic_xor(T *d, T v, int pe) { shmem_##N##_atomic_xor(d, v, pe); }
-KISHMEM_GENERIC_AMO_BIT_TYPES(K_CXX_AMO_BIT, _)
+KISHMEM_GENERIC_AMO_BIT_TYPES(KISHMEM_CXX_AMO_BIT, _)
 
-#define K_CXX_REDUCE(T, N, F) inline int shmem_##F##_reduce(shmem_team_t t, T *d, const T *s, size_t n) { return shmem_##N##_##F##_reduce(t, d, s, n); }
-KISHMEM_GENERIC_REDUCE_BIT_TYPES(K_CXX_REDUCE, and)
-KISHMEM_GENERIC_REDUCE_BIT_TYPES(K_CXX_REDUCE, or)
-KISHMEM_GENERIC_REDUCE_BIT_TYPES(K_CXX_REDUCE, xor)
-KISHMEM_GENERIC_REDUCE_MINMAX_TYPES(K_CXX_REDUCE, max)
-KISHMEM_GENERIC_REDUCE_MINMAX_TYPES(K_CXX_REDUCE, min)
-KISHMEM_GENERIC_REDUCE_ARITH_TYPES(K_CXX_REDUCE, sum)
-KISHMEM_GENERIC_REDUCE_ARITH_TYPES(K_CXX_REDUCE, prod)
+#define KISHMEM_CXX_REDUCE(T, N, F) inline int shmem_##F##_reduce(shmem_team_t t, T *d, const T *s, size_t n) { return shmem_##N##_##F##_reduce(t, d, s, n); }
+KISHMEM_GENERIC_REDUCE_BIT_TYPES(KISHMEM_CXX_REDUCE, and)
+KISHMEM_GENERIC_REDUCE_BIT_TYPES(KISHMEM_CXX_REDUCE, or)
+KISHMEM_GENERIC_REDUCE_BIT_TYPES(KISHMEM_CXX_REDUCE, xor)
+KISHMEM_GENERIC_REDUCE_MINMAX_TYPES(KISHMEM_CXX_REDUCE, max)
+KISHMEM_GENERIC_REDUCE_MINMAX_TYPES(KISHMEM_CXX_REDUCE, min)
+KISHMEM_GENERIC_REDUCE_ARITH_TYPES(KISHMEM_CXX_REDUCE, sum)
+KISHMEM_GENERIC_REDUCE_ARITH_TYPES(KISHMEM_CXX_REDUCE, prod)
 
-#define K_CXX_SYNC(T, N, F)                                                                                        \
+#define KISHMEM_CXX_SYNC(T, N, F)                                                                                  \
     inline void shmem_wait_until(T *v, int cmp, T x) { shmem_##N##_wait_until(v, cmp, x); }                        \
     inline int shmem_test(T *v, int cmp, T x) { return shmem_##N##_test(v, cmp, x); }                              \
     inline void shmem_wait_until_all(T *v, size_t n, const int *st, int cmp, T x) { shmem_##N##_wait_until_all(v, n, st, cmp, x); } \
@@ -187,10 +187,18 @@ KISHMEM_GENERIC_REDUCE_ARITH_TYPES(K_CXX_REDUCE, prod)
     inline int shmem_test_all(T *v, size_t n, const int *st, int cmp, T x) { return shmem_##N##_test_all(v, n, st, cmp, x); } \
     inline size_t shmem_test_any(T *v, size_t n, const int *st, int cmp, T x) { return shmem_##N##_test_any(v, n, st, cmp, x); } \
     inline size_t shmem_test_some(T *v, size_t n, size_t *ix, const int *st, int cmp, T x) { return shmem_##N##_test_some(v, n, ix, st, cmp, x); }
-KISHMEM_GENERIC_SYNC_TYPES(K_CXX_SYNC, _)
+KISHMEM_GENERIC_SYNC_TYPES(KISHMEM_CXX_SYNC, _)
 
-#define K_CXX_DEPR_WAIT(T, N, F) inline void shmem_wait(T *v, T x) { shmem_##N##_wait(v, x); }
-KISHMEM_GENERIC_DEPR_WAIT_TYPES(K_CXX_DEPR_WAIT, _)
+#define KISHMEM_CXX_DEPR_WAIT(T, N, F) inline void shmem_wait(T *v, T x) { shmem_##N##_wait(v, x); }
+KISHMEM_GENERIC_DEPR_WAIT_TYPES(KISHMEM_CXX_DEPR_WAIT, _)
+
+#undef KISHMEM_CXX_RMA
+#undef KISHMEM_CXX_AMO_EXT
+#undef KISHMEM_CXX_AMO_STD
+#undef KISHMEM_CXX_AMO_BIT
+#undef KISHMEM_CXX_REDUCE
+#undef KISHMEM_CXX_SYNC
+#undef KISHMEM_CXX_DEPR_WAIT
 
 /* shmem_sync(team) next to the active-set shmem_sync of the C API. */
 #if defined(__CUDACC__)
