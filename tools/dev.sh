@@ -23,7 +23,9 @@ usage() {
 usage: tools/dev.sh COMMAND
   deps    install the missing Debian packages (as root; otherwise prints the apt-get command)
   build   deps, then configure into build/ (RelWithDebInfo) and build
-  main    build, then run build/examples/01_ring on 4 PEs with mpirun
+  main    build, then run the flagship (build/examples/04_moe_ep: MoE dispatch/combine with
+          kishmem::ep, checked against the CPU, timed) on 4 PEs with mpirun; `main --np N`
+          for N PEs, further arguments go to the flagship (e.g. --format bf16)
   perf    build, then the host benchmarks side by side with Open MPI's OSHMEM
           (tools/perf/kishmem-perf --compare; further arguments are passed on)
   test    build, start a private one-node Slurm if none is reachable (root only; stopped
@@ -118,7 +120,10 @@ case $cmd in
   main)
     deps
     build
-    exec "$ROOT/tests/launch.sh" mpirun 4 120 -- "$BUILD_DIR/examples/01_ring"
+    shift
+    np=4
+    if [[ ${1:-} == --np ]]; then np=${2:?--np needs a number}; shift 2; fi
+    exec "$ROOT/tests/launch.sh" mpirun "$np" 600 -- "$BUILD_DIR/examples/04_moe_ep" "$@"
     ;;
   perf)
     deps

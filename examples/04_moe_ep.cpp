@@ -1,0 +1,477 @@
+// The flagship: one MoE layer's communication with kishmem::ep, as in DeepSeek-V3 decode.
+// Every PE holds T tokens (hidden H, bf16) and E/npes experts; node-limited top-k routing
+// (select_topk) picks K experts per token; dispatch sends FP8 (or bf16) rows to the experts'
+// PEs, a stand-in expert scales each row, combine brings the rows back and sums them weighted.
+// Every received row and every output value is checked against a CPU computation, then both
+// phases are timed and printed in the layout of DeepEP's low-latency table, beside the ideal
+// time for the link (tools/plan/plan_model.h).
+//
+// With a GPU (heap in GPU memory) the calls are kernels; without one (or with --cpu) the same
+// API runs on the CPU over a host heap.
+//   mpirun -np 4 build/examples/04_moe_ep [--tokens 128] [--hidden 7168] [--topk 8]
+//          [--experts-per-pe 32] [--format fp8|bf16] [--iters N] [--sms N] [--max-nodes N] [--cpu]
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kishmem/ep/ep.h"
+#include "kishmem/ep/numerics.h"
+#include "plan_model.h"
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#endif
+
+namespace ep = kishmem::ep;
+
+namespace {
+
+struct Opts {
+    int tokens = 128, hidden = 7168, topk = 8, experts_per_pe = 32, iters = 0, sms = 0, max_nodes = 4;
+    ep::Format format = ep::Format::fp8_e4m3;
+    bool cpu = false;
+};
+
+uint32_t mix(uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+uint16_t token_value(int pe, int t, int h) {
+    return ep::float_to_bf16(static_cast<float>(static_cast<int>(mix(pe * 7919u + t * 65537u + h * 3u) % 2001u) - 1000) / 500.0f);
+}
+float score(int pe, int t, int e) { return static_cast<float>(mix(pe * 1000003u + t * 7717u + e * 131u) % 100000u) / 100000.0f; }
+// The stand-in expert: the row times (1 + (e % 5) / 4), as bf16.
+KISHMEM_HD uint16_t expert_fn(int e, float v) { return ep::float_to_bf16(v * (1.0f + static_cast<float>(e % 5) * 0.25f)); }
+
+// Everyone's routing, computed on the CPU (the reference for what each PE receives).
+struct Routing {
+    std::vector<int32_t> idx;  // [npes][T][K]
+    std::vector<float> w;      // [npes][T][K]
+};
+
+#if defined(__CUDACC__)
+#define CK(x)                                                                                           \
+    do {                                                                                                \
+        cudaError_t e_ = (x);                                                                           \
+        if (e_ != cudaSuccess) {                                                                        \
+            std::fprintf(stderr, "PE %d: %s: %s\n", shmem_my_pe(), #x, cudaGetErrorString(e_));         \
+            shmem_global_exit(1);                                                                       \
+        }                                                                                               \
+    } while (0)
+
+// The experts on the GPU: row i of local expert le, for i < count[le] (read on the device).
+__global__ void run_experts(const uint8_t* x, const float* scales, const int* count, uint16_t* out, int L, int R, int H,
+                            int fp8, int first_expert) {
+    const int le = blockIdx.y;
+    for (int i = blockIdx.x; i < count[le]; i += gridDim.x) {
+        const size_t slot = static_cast<size_t>(le) * R + i;
+        for (int h = threadIdx.x; h < H; h += blockDim.x) {
+            float v;
+            if (fp8) v = ep::e4m3_to_float(x[slot * H + h]) * scales[slot * (H / 128) + h / 128];
+            else v = ep::bf16_to_float(reinterpret_cast<const uint16_t*>(x)[slot * H + h]);
+            out[slot * H + h] = expert_fn(first_expert + le, v);
+        }
+    }
+}
+#endif
+
+void experts_cpu(const ep::Received& rv, const ep::Layout& l, uint16_t* out) {
+    for (int le = 0; le < l.L; ++le)
+        for (int i = 0; i < rv.count[le]; ++i) {
+            const size_t slot = static_cast<size_t>(le) * l.R + i;
+            for (int h = 0; h < l.H; ++h) {
+                const float v = l.G ? ep::e4m3_to_float(static_cast<const uint8_t*>(rv.x)[slot * l.H + h]) * rv.scales[slot * l.G + h / 128]
+                                    : ep::bf16_to_float(static_cast<const uint16_t*>(rv.x)[slot * l.H + h]);
+                out[slot * l.H + h] = expert_fn(l.me * l.L + le, v);
+            }
+        }
+}
+
+// Checks this PE's received rows and its combined output against the CPU. Host copies in.
+int check(const ep::Layout& l, const Routing& r, const std::vector<int>& count, const std::vector<ep::SrcInfo>& src,
+          const std::vector<uint8_t>& x, const std::vector<float>& scales, const std::vector<uint16_t>& out) {
+    const int me = l.me, T = l.T, K = l.K, H = l.H;
+    std::map<std::pair<int, int>, int> want;  // (src pe * T + t, local expert) -> k
+    for (int p = 0; p < l.npes; ++p)
+        for (int t = 0; t < T; ++t)
+            for (int k = 0; k < K; ++k) {
+                const int e = r.idx[(static_cast<size_t>(p) * T + t) * K + k];
+                if (e >= 0 && e / l.L == me) want[{p * T + t, e % l.L}] = k;
+            }
+    std::vector<uint16_t> tok(H);
+    std::vector<uint8_t> q(H);
+    std::vector<float> sc(H / 128 + 1);
+    size_t rows = 0;
+    for (int le = 0; le < l.L; ++le)
+        for (int i = 0; i < count[le]; ++i, ++rows) {
+            const size_t slot = static_cast<size_t>(le) * l.R + i;
+            const ep::SrcInfo s = src[slot];
+            auto it = want.find({s.pe * T + s.token, le});
+            if (it == want.end() || it->second != s.k) {
+                std::fprintf(stderr, "FAIL: PE %d: expert %d row %d from PE %d token %d k %d was not sent here\n", me, le, i, s.pe, s.token, s.k);
+                return 1;
+            }
+            want.erase(it);
+            for (int h = 0; h < H; ++h) tok[h] = token_value(s.pe, s.token, h);
+            if (l.G) ep::quantize_token(tok.data(), H, q.data(), sc.data());
+            for (int h = 0; h < H; ++h) {
+                const bool ok = l.G ? x[slot * H + h] == q[h] && scales[slot * l.G + h / 128] == sc[h / 128]
+                                    : std::memcmp(&x[(slot * H + h) * 2], &tok[h], 2) == 0;
+                if (!ok) {
+                    std::fprintf(stderr, "FAIL: PE %d: expert %d row %d element %d differs from the token sent\n", me, le, i, h);
+                    return 1;
+                }
+            }
+        }
+    if (!want.empty()) {
+        std::fprintf(stderr, "FAIL: PE %d: %zu rows never arrived\n", me, want.size());
+        return 1;
+    }
+    for (int t = 0; t < T; ++t) {
+        for (int h = 0; h < H; ++h) tok[h] = token_value(me, t, h);
+        if (l.G) ep::quantize_token(tok.data(), H, q.data(), sc.data());
+        for (int h = 0; h < H; ++h) {
+            const float v = l.G ? ep::e4m3_to_float(q[h]) * sc[h / 128] : ep::bf16_to_float(tok[h]);
+            float acc = 0.0f;
+            for (int k = 0; k < K; ++k) {
+                const size_t j = (static_cast<size_t>(me) * T + t) * K + k;
+                if (r.idx[j] >= 0) acc = std::fma(r.w[j], ep::bf16_to_float(expert_fn(r.idx[j], v)), acc);
+            }
+            if (out[static_cast<size_t>(t) * H + h] != ep::float_to_bf16(acc)) {
+                std::fprintf(stderr, "FAIL: PE %d: out[%d][%d] = %g, expected %g\n", me, t, h,
+                             ep::bf16_to_float(out[static_cast<size_t>(t) * H + h]), ep::bf16_to_float(ep::float_to_bf16(acc)));
+                return 1;
+            }
+        }
+    }
+    (void)rows;
+    return 0;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+bool parse(int argc, char** argv, Opts* o) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto num = [&](int* dst) {
+            if (i + 1 >= argc) return false;
+            *dst = std::atoi(argv[++i]);
+            return true;
+        };
+        if (a == "--tokens" ? !num(&o->tokens) : a == "--hidden" ? !num(&o->hidden) : a == "--topk" ? !num(&o->topk)
+            : a == "--experts-per-pe" ? !num(&o->experts_per_pe) : a == "--iters" ? !num(&o->iters)
+            : a == "--sms" ? !num(&o->sms) : a == "--max-nodes" ? !num(&o->max_nodes) : false)
+            return false;
+        if (a == "--format" && i + 1 < argc) {
+            const std::string f = argv[++i];
+            if (f != "fp8" && f != "bf16") return false;
+            o->format = f == "fp8" ? ep::Format::fp8_e4m3 : ep::Format::bf16;
+        } else if (a == "--cpu") {
+            o->cpu = true;
+        } else if (a.rfind("--", 0) == 0 && a != "--tokens" && a != "--hidden" && a != "--topk" && a != "--experts-per-pe" &&
+                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format") {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Opts o;
+    if (!parse(argc, argv, &o)) {
+        std::fprintf(stderr, "usage: %s [--tokens N] [--hidden H] [--topk K] [--experts-per-pe N] [--format fp8|bf16] "
+                             "[--iters N] [--sms N] [--max-nodes N] [--cpu]\n", argv[0]);
+        return 2;
+    }
+    bool have_gpu = false;
+#if defined(__CUDACC__)
+    int ndev = 0;
+    have_gpu = cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0;
+    if (!have_gpu) cudaGetLastError();
+#endif
+    if (o.cpu || !have_gpu) setenv("KISHMEM_HEAP", "host", 1);  // the CPU form
+    shmem_init();
+    const int me = shmem_my_pe(), npes = shmem_n_pes();
+    ep::Config c;
+    c.max_tokens_per_pe = o.tokens;
+    c.hidden = o.hidden;
+    c.topk = o.topk;
+    c.num_experts = o.experts_per_pe * npes;
+    c.format = o.format;
+    c.num_sms = o.sms;
+    auto buf = ep::Buffer::create(SHMEM_TEAM_WORLD, c);
+    if (!buf) {
+        shmem_finalize();
+        return 1;
+    }
+    const ep::Layout& l = buf->layout();
+    const bool gpu = buf->on_gpu();
+    const int T = o.tokens, H = o.hidden, K = o.topk, E = c.num_experts;
+    const int iters = o.iters > 0 ? o.iters : gpu ? 50 : 3;
+
+    // Inputs, and every PE's routing on the CPU (node = one PE's experts, at most max_nodes).
+    std::vector<uint16_t> x(static_cast<size_t>(T) * H);
+    for (int t = 0; t < T; ++t)
+        for (int h = 0; h < H; ++h) x[static_cast<size_t>(t) * H + h] = token_value(me, t, h);
+    Routing r;
+    r.idx.resize(static_cast<size_t>(npes) * T * K);
+    r.w.resize(r.idx.size());
+    std::vector<float> scores(static_cast<size_t>(T) * E);
+    const int max_nodes = std::min(o.max_nodes, npes);
+    for (int p = 0; p < npes; ++p) {
+        for (int t = 0; t < T; ++t)
+            for (int e = 0; e < E; ++e) scores[static_cast<size_t>(t) * E + e] = score(p, t, e);
+        if (ep::select_topk(scores.data(), T, E, K, max_nodes, o.experts_per_pe, &r.idx[static_cast<size_t>(p) * T * K],
+                            &r.w[static_cast<size_t>(p) * T * K]) != ep::kOk)
+            shmem_global_exit(1);
+    }
+    for (int t = 0; t < T; ++t)
+        for (int e = 0; e < E; ++e) scores[static_cast<size_t>(t) * E + e] = score(me, t, e);
+    const int32_t* my_idx = &r.idx[static_cast<size_t>(me) * T * K];
+    const float* my_w = &r.w[static_cast<size_t>(me) * T * K];
+
+    // Buffers of the form in use; one round = dispatch, experts, combine.
+    const size_t rows = static_cast<size_t>(l.L) * l.R;
+    std::vector<uint16_t> eo_h, out_h(static_cast<size_t>(T) * H);
+    void *x_d = nullptr, *eo_d = nullptr, *out_d = nullptr;
+    int32_t* idx_d = nullptr;
+    float *w_d = nullptr, *scores_d = nullptr;
+    cudaStream_t s = nullptr;
+    ep::Received rv;
+    ep::Handle h;
+#if defined(__CUDACC__)
+    if (gpu) {
+        CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        CK(cudaMalloc(&x_d, x.size() * 2));
+        CK(cudaMalloc(&idx_d, static_cast<size_t>(T) * K * 4));
+        CK(cudaMalloc(&w_d, static_cast<size_t>(T) * K * 4));
+        CK(cudaMalloc(&scores_d, scores.size() * 4));
+        CK(cudaMalloc(&eo_d, rows * H * 2));
+        CK(cudaMalloc(&out_d, out_h.size() * 2));
+        CK(cudaMemcpy(x_d, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(scores_d, scores.data(), scores.size() * 4, cudaMemcpyHostToDevice));
+        // routing on the GPU, checked against the CPU's
+        if (ep::select_topk_gpu(s, scores_d, T, E, K, max_nodes, o.experts_per_pe, idx_d, w_d) != ep::kOk) shmem_global_exit(1);
+        std::vector<int32_t> gi(static_cast<size_t>(T) * K);
+        std::vector<float> gw(gi.size());
+        CK(cudaMemcpyAsync(gi.data(), idx_d, gi.size() * 4, cudaMemcpyDeviceToHost, s));
+        CK(cudaMemcpyAsync(gw.data(), w_d, gw.size() * 4, cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+        if (std::memcmp(gi.data(), my_idx, gi.size() * 4) || std::memcmp(gw.data(), my_w, gw.size() * 4)) {
+            std::fprintf(stderr, "FAIL: PE %d: select_topk_gpu differs from select_topk\n", me);
+            shmem_global_exit(1);
+        }
+    }
+#endif
+    if (!gpu) eo_h.assign(rows * H, 0);
+    auto dispatch = [&](bool hook) {
+        const void* xx = gpu ? x_d : x.data();
+        const int32_t* ii = gpu ? idx_d : my_idx;
+        if (buf->dispatch(s, xx, ii, T, &rv, &h, hook) != ep::kOk) shmem_global_exit(1);
+    };
+    auto experts = [&] {
+#if defined(__CUDACC__)
+        if (gpu) {
+            run_experts<<<dim3(32, l.L), 256, 0, s>>>(static_cast<const uint8_t*>(rv.x), rv.scales, rv.count,
+                                                     static_cast<uint16_t*>(eo_d), l.L, l.R, H, l.G > 0, me * l.L);
+            return;
+        }
+#endif
+        experts_cpu(rv, l, eo_h.data());
+    };
+    auto combine = [&](bool hook) {
+        if (buf->combine(s, gpu ? eo_d : eo_h.data(), gpu ? w_d : my_w, gpu ? out_d : out_h.data(), &h, hook) != ep::kOk)
+            shmem_global_exit(1);
+    };
+    auto barrier = [&] {
+#if defined(__CUDACC__)
+        if (gpu) {
+            shmemx_barrier_all_on_stream(s);
+            return;
+        }
+#endif
+        shmem_barrier_all();
+    };
+    auto verify = [&]() {
+        std::vector<int> count(l.L);
+        std::vector<ep::SrcInfo> src(rows);
+        std::vector<uint8_t> xr(rows * H * l.xb);
+        std::vector<float> sc(rows * l.G);
+#if defined(__CUDACC__)
+        if (gpu) {
+            CK(cudaStreamSynchronize(s));
+            if (buf->check(s) != ep::kOk) shmem_global_exit(1);
+            CK(cudaMemcpy(count.data(), rv.count, l.L * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(src.data(), rv.src, rows * 16, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(xr.data(), rv.x, xr.size(), cudaMemcpyDeviceToHost));
+            if (l.G) CK(cudaMemcpy(sc.data(), rv.scales, sc.size() * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(out_h.data(), out_d, out_h.size() * 2, cudaMemcpyDeviceToHost));
+        }
+#endif
+        if (!gpu) {
+            std::memcpy(count.data(), rv.count, l.L * 4);
+            std::memcpy(src.data(), rv.src, rows * 16);
+            std::memcpy(xr.data(), rv.x, xr.size());
+            if (l.G) std::memcpy(sc.data(), rv.scales, sc.size() * 4);
+        }
+        if (check(l, r, count, src, xr, sc, out_h)) shmem_global_exit(1);
+    };
+
+    // 1. One round, checked.
+    dispatch(false);
+    experts();
+    combine(false);
+    verify();
+
+    // 2. Timed: normal calls, then send-only + hook (send and receive timed apart).
+    enum { kDisp, kComb, kDispSend, kDispRecv, kCombSend, kCombRecv, kN };
+    std::vector<double> tm[kN];
+#if defined(__CUDACC__)
+    cudaEvent_t ev[8];
+    if (gpu)
+        for (auto& e : ev) CK(cudaEventCreate(&e));
+#endif
+    using clk = std::chrono::steady_clock;
+    clk::time_point ct[8];
+    auto mark = [&](int i) {
+#if defined(__CUDACC__)
+        if (gpu) {
+            CK(cudaEventRecord(ev[i], s));
+            return;
+        }
+#endif
+        ct[i] = clk::now();
+    };
+    auto span = [&](int a, int b) {
+#if defined(__CUDACC__)
+        if (gpu) {
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, ev[a], ev[b]));
+            return ms * 1e3;
+        }
+#endif
+        return std::chrono::duration<double, std::micro>(ct[b] - ct[a]).count();
+    };
+    for (int hook = 0; hook < 2; ++hook)
+        for (int it = 0; it < iters + 2; ++it) {  // 2 warm-up rounds
+            barrier();
+            mark(0);
+            dispatch(hook);
+            mark(1);
+            if (hook) {
+                barrier();
+                mark(2);
+                buf->dispatch_recv(s, &h);
+                mark(3);
+            }
+            experts();
+            barrier();
+            mark(4);
+            combine(hook);
+            mark(5);
+            if (hook) {
+                barrier();
+                mark(6);
+                buf->combine_recv(s, &h);
+                mark(7);
+            }
+#if defined(__CUDACC__)
+            if (gpu) CK(cudaStreamSynchronize(s));
+#endif
+            if (it < 2) continue;
+            if (!hook) {
+                tm[kDisp].push_back(span(0, 1));
+                tm[kComb].push_back(span(4, 5));
+            } else {
+                tm[kDispSend].push_back(span(0, 1));
+                tm[kDispRecv].push_back(span(2, 3));
+                tm[kCombSend].push_back(span(4, 5));
+                tm[kCombRecv].push_back(span(6, 7));
+            }
+        }
+    verify();  // the last round too
+
+    // 3. The slowest PE's medians, gathered on PE 0.
+    double mine[kN + 1];
+    for (int i = 0; i < kN; ++i) mine[i] = median(tm[i]);
+    int bus = 0;
+#if defined(__CUDACC__)
+    if (gpu) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&bus, cudaDevAttrPciBusId, dev);
+    }
+#endif
+    mine[kN] = bus;
+    auto* all = static_cast<double*>(shmem_malloc(sizeof(double) * (kN + 1) * npes));
+    shmem_putmem(all + static_cast<size_t>(me) * (kN + 1), mine, sizeof mine, 0);
+    shmem_barrier_all();
+    if (me == 0) {
+        std::vector<double> g(static_cast<size_t>(kN + 1) * npes);
+        shmem_getmem(g.data(), all, g.size() * sizeof(double), 0);
+        double worst[kN] = {0};
+        bool one_gpu = true;
+        for (int p = 0; p < npes; ++p) {
+            for (int i = 0; i < kN; ++i) worst[i] = std::max(worst[i], g[p * (kN + 1) + i]);
+            one_gpu &= g[p * (kN + 1) + kN] == g[kN];
+        }
+        namespace plan = kishmem::plan;
+        const double db = l.xb, cb = 2, tk = static_cast<double>(T) * K;
+        const char* link = !gpu ? "host memory (not modelled)" : one_gpu ? "one GPU's memory, 4300 GB/s" : "NVLink, 450 GB/s";
+        const double link_GBps = !gpu ? 0 : one_gpu ? 4300 : 450;
+        auto bw = [&](double bytes, double us) { return plan::deepep_bandwidth_GBps(T, K, H, bytes, us * 1e-6); };
+        auto ideal = [&](double bytes, double GBps) { return GBps > 0 ? plan::alltoall_time_s(T, K, H, bytes, GBps) * 1e6 : 0.0; };
+        std::printf("kishmem::ep flagship: %s form, %d PEs, %d tokens/PE, hidden %d, top-%d of %d experts (%d per PE, at most %d "
+                    "nodes), %s dispatch, bf16 combine; %d timed rounds, slowest PE's median\n",
+                    gpu ? "GPU" : "CPU", npes, T, H, K, E, o.experts_per_pe, max_nodes, l.G ? "FP8" : "BF16", iters);
+        std::printf("checked: every received row (byte-exact, with its source) and every output value (bit-exact) "
+                    "against the CPU, first and last round\n\n");
+        std::printf("| EP size | dispatch latency | dispatch bandwidth | combine latency | combine bandwidth | ideal @ CX7 50 GB/s "
+                    "(dispatch / combine) | ideal @ %s |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", link);
+        std::printf("| %d | %.1f us | %.2f GB/s | %.1f us | %.2f GB/s | %.1f / %.1f us | ", npes, worst[kDisp],
+                    bw(db, worst[kDisp]), worst[kComb], bw(cb, worst[kComb]), ideal(db, 50), ideal(cb, 50));
+        if (link_GBps > 0) std::printf("%.2f / %.2f us |\n", ideal(db, link_GBps), ideal(cb, link_GBps));
+        else std::printf("- |\n");
+        std::printf("\nwith the receive hook (send-only call, then the hook):\n");
+        std::printf("| EP size | dispatch send | dispatch hook | combine send | combine hook |\n| ---: | ---: | ---: | ---: | ---: |\n");
+        std::printf("| %d | %.1f us | %.1f us | %.1f us | %.1f us |\n", npes, worst[kDispSend], worst[kDispRecv],
+                    worst[kCombSend], worst[kCombRecv]);
+        if (gpu) {
+            int dev = 0, sm = 0;
+#if defined(__CUDACC__)
+            cudaGetDevice(&dev);
+            cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev);
+#endif
+            std::printf("\nSMs for communication (per PE): dispatch %d blocks to send + 1 to receive, combine %d to send + %d to "
+                        "receive (of %d SMs); none between a send-only call and its hook\n",
+                        buf->num_sms(), buf->num_sms(), std::min(T, buf->num_sms()), sm);
+        } else {
+            std::printf("\nCPU form: the calling thread of each PE does the work (no GPU)\n");
+        }
+        std::printf("RESULT ep dispatch_us %.2f\nRESULT ep combine_us %.2f\n", worst[kDisp], worst[kComb]);
+        std::printf("PASS 04_moe_ep on %d PEs\n", npes);
+    }
+    shmem_barrier_all();
+    shmem_free(all);
+    buf.reset();
+    shmem_finalize();
+    return 0;
+}
