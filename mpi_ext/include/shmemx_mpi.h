@@ -19,6 +19,9 @@
 #include <mpi.h>
 #include <shmem.h>
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,6 +52,9 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t *
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility pop
 #endif
 
 #endif /* KISHMEM_SHMEMX_MPI_H */

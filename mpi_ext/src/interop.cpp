@@ -8,18 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "kishmem/env.h"
-#include "kishmem/log.h"
-#include "kishmem/runtime.h"
-#include "kishmem/team.h"
+#include "kishmem_ext.h"
 #include "mpi_bootstrap.h"
 #include "shmemx_mpi.h"
 
-// KISHMEM_CHECK as shmem_init_thread reads it (shmem_api/src/check.h).
-namespace kishmem::api {
-extern bool g_check;
-}
-
+// The runtime is reached through the OpenSHMEM API and kishmem_ext.h only.
 using namespace kishmem;
 
 namespace {
@@ -40,7 +33,8 @@ void say(const char* call, const char* fmt, ...) {
     va_start(ap, fmt);
     std::vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (log_pe() >= 0) std::fprintf(stderr, "kishmem: PE %d: %s: %s\n", log_pe(), call, msg);
+    const int pe = kishmem_ext_log_pe();
+    if (pe >= 0) std::fprintf(stderr, "kishmem: PE %d: %s: %s\n", pe, call, msg);
     else std::fprintf(stderr, "kishmem: %s: %s\n", call, msg);
     std::fflush(stderr);
 }
@@ -54,16 +48,35 @@ bool mpi_usable(const char* call) {
     return up && !down;
 }
 
+bool initialized() {
+    int up = 0;
+    shmem_query_initialized(&up);
+    return up != 0;
+}
+
+bool finalized() {
+    int down = 0;
+    shmem_query_finalized(&down);
+    return down != 0;
+}
+
 bool shmem_up(const char* call) {
-    if (rt::initialized()) return true;
-    say(call, rt::finalized() ? "called after shmem_finalize" : "kishmem is not initialized");
+    if (initialized()) return true;
+    say(call, finalized() ? "called after shmem_finalize" : "kishmem is not initialized");
     return false;
+}
+
+// A team's members (world PE of each team PE) and this PE's index in it (-1: not a member).
+std::vector<int> members_of(shmem_team_t t) {
+    std::vector<int> pes(static_cast<std::size_t>(kishmem_ext_team_members(t, nullptr)));
+    kishmem_ext_team_members(t, pes.data());
+    return pes;
 }
 
 // MPI_Finalize deletes MPI_COMM_SELF's attributes before anything else: a kishmem started over
 // a communicator is finalized there, while MPI still works, if the program did not do it first.
 int on_mpi_finalize(MPI_Comm, int, void*, void*) {
-    if (rt::initialized() && g_base != MPI_COMM_NULL) rt::finalize();
+    if (initialized() && g_base != MPI_COMM_NULL) shmem_finalize();
     if (g_base != MPI_COMM_NULL) MPI_Comm_free(&g_base);
     return MPI_SUCCESS;
 }
@@ -77,26 +90,37 @@ MPI_Comm base_comm(const char* call) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank != rt::my_pe() || size != rt::n_pes())
-        fatal(call, "kishmem (started by shmem_init through %s) has %d PEs and this is PE %d, but MPI_COMM_WORLD has "
-                    "%d ranks and this is rank %d: the two do not describe the same job; start kishmem with "
-                    "shmemx_init_mpi(MPI_COMM_WORLD) instead",
-              rt::bootstrap_name(), rt::n_pes(), rt::my_pe(), size, rank);
+    if (rank != shmem_my_pe() || size != shmem_n_pes()) {
+        char msg[512];
+        std::snprintf(msg, sizeof msg,
+                      "kishmem (started by shmem_init through %s) has %d PEs and this is PE %d, but MPI_COMM_WORLD "
+                      "has %d ranks and this is rank %d: the two do not describe the same job; start kishmem with "
+                      "shmemx_init_mpi(MPI_COMM_WORLD) instead",
+                      kishmem_ext_bootstrap_name(), shmem_n_pes(), shmem_my_pe(), size, rank);
+        kishmem_ext_fatal(call, msg);
+    }
     return MPI_COMM_WORLD;
 }
 
 // Completes an MPI request while this PE keeps serving its peers' SHMEM operations (software
 // RMA needs it) and says, as kishmem's own waits do, when it takes too long.
-// `what` is part of a format: no '%' in it.
+struct Pending {
+    MPI_Request* req;
+    int rc;
+};
+
 int mpi_wait(MPI_Request* req, const char* call, const char* what) {
-    const std::string fmt = std::string("MPI to complete an exchange on ") + what;
-    rt::Waiter w(call, fmt.c_str());
-    int done = 0;
-    while (true) {
-        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || done) return rc;
-        w.spin();
-    }
+    const std::string text = std::string("MPI to complete an exchange on ") + what;
+    Pending p{req, MPI_SUCCESS};
+    kishmem_ext_wait(
+        [](void* arg) {
+            Pending* q = static_cast<Pending*>(arg);
+            int done = 0;
+            q->rc = MPI_Test(q->req, &done, MPI_STATUS_IGNORE);
+            return q->rc != MPI_SUCCESS || done ? 1 : 0;
+        },
+        &p, call, text.c_str());
+    return p.rc;
 }
 
 int allgather_ints(const char* call, const int* mine, int count, int* all, MPI_Comm comm, const char* what) {
@@ -111,31 +135,32 @@ int allgather_ints(const char* call, const int* mine, int count, int* all, MPI_C
 // Every member first completes its SHMEM operations and meets the others in a team barrier
 // (both serve peers while they wait), so the one blocking MPI call here, among members that
 // all arrived, never stands between a peer and the progress it needs from this PE.
-int team_comm(const char* call, kishmem_team* t, MPI_Comm* out) {
+int team_comm(const char* call, shmem_team_t t, MPI_Comm* out) {
     *out = MPI_COMM_NULL;
     MPI_Comm base = base_comm(call);
-    rt::quiet_all();
-    rt::team_sync(t, call);
+    kishmem_ext_team_quiesce(t, call);
+    const std::vector<int> members = members_of(t);
+    const int n = static_cast<int>(members.size());
     MPI_Group base_group, group;
     MPI_Comm_group(base, &base_group);
-    int rc = MPI_Group_incl(base_group, t->size(), t->members.data(), &group);
+    int rc = MPI_Group_incl(base_group, n, members.data(), &group);
     MPI_Group_free(&base_group);
     if (rc != MPI_SUCCESS) {
         say(call, "MPI_Group_incl failed: %s", mpi_ext::mpi_error_text(rc));
         return -1;
     }
-    rc = MPI_Comm_create_group(base, group, kTagBase + t->slot, out);
+    rc = MPI_Comm_create_group(base, group, kTagBase + kishmem_ext_team_slot(t), out);
     MPI_Group_free(&group);
     if (rc != MPI_SUCCESS || *out == MPI_COMM_NULL) {
-        say(call, "MPI_Comm_create_group over the team's %d PEs failed: %s", t->size(), mpi_ext::mpi_error_text(rc));
+        say(call, "MPI_Comm_create_group over the team's %d PEs failed: %s", n, mpi_ext::mpi_error_text(rc));
         *out = MPI_COMM_NULL;
         return -1;
     }
     // Every member sees the same gathered list: all return alike.
-    std::vector<int> pes(t->size());
-    int me = rt::my_pe();
+    std::vector<int> pes(n);
+    int me = shmem_my_pe();
     rc = allgather_ints(call, &me, 1, pes.data(), *out, "the new communicator");
-    if (rc != MPI_SUCCESS || pes != t->members) {
+    if (rc != MPI_SUCCESS || pes != members) {
         if (rc == MPI_SUCCESS) say(call, "the new communicator's ranks are not the team's PEs in team order");
         MPI_Comm_free(out);
         return -1;
@@ -164,18 +189,18 @@ int shmemx_init_thread_mpi(MPI_Comm comm, int requested, int* provided) {
         say(call, "an inter-communicator cannot be a SHMEM world");
         return -1;
     }
-    if (rt::initialized()) {
+    if (initialized()) {
         int same = MPI_UNEQUAL;
         if (g_base != MPI_COMM_NULL) MPI_Comm_compare(comm, g_base, &same);
         if (same == MPI_IDENT || same == MPI_CONGRUENT) {
-            if (provided) *provided = rt::thread_level();
+            if (provided) shmem_query_thread(provided);
             return 0;
         }
-        say(call, "kishmem is already initialized (%s, %d PEs) over other processes", rt::bootstrap_name(),
-            rt::n_pes());
+        say(call, "kishmem is already initialized (%s, %d PEs) over other processes", kishmem_ext_bootstrap_name(),
+            shmem_n_pes());
         return -1;
     }
-    if (rt::finalized()) {
+    if (finalized()) {
         say(call, "called after shmem_finalize; OpenSHMEM allows one init per program");
         return -1;
     }
@@ -191,8 +216,9 @@ int shmemx_init_thread_mpi(MPI_Comm comm, int requested, int* provided) {
     if (g_finalize_key == MPI_KEYVAL_INVALID)
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_mpi_finalize, &g_finalize_key, nullptr);
     MPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_key, nullptr);
-    api::g_check = env::check();
-    int level = init_with_bootstrap(mpi_ext::bootstrap_mpi(boot), requested);
+    kishmem_ext_bootstrap bootstrap;
+    mpi_ext::bootstrap_mpi(boot, &bootstrap);
+    int level = kishmem_ext_init(&bootstrap, requested);
     if (provided) *provided = level;
     return 0;
 }
@@ -207,7 +233,7 @@ int shmemx_team_get_mpi_comm(shmem_team_t team, MPI_Comm* comm) {
     }
     *comm = MPI_COMM_NULL;
     if (!shmem_up(call)) return -1;
-    if (!rt::team_valid(team)) {
+    if (!kishmem_ext_team_valid(team)) {
         say(call, "team %p is not a valid team", static_cast<void*>(team));
         return -1;
     }
@@ -223,15 +249,19 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
     }
     *team = SHMEM_TEAM_INVALID;
     if (!shmem_up(call)) return -1;
-    if (!rt::team_valid(parent)) {
+    if (!kishmem_ext_team_valid(parent)) {
         say(call, "parent team %p is not a valid team", static_cast<void*>(parent));
         return -1;
     }
     if (!mpi_usable(call)) return -1;
     // Every PE of the parent is here (and has completed its SHMEM operations) before any MPI
     // call: see team_comm.
-    rt::quiet_all();
-    rt::team_sync(parent, call);
+    kishmem_ext_team_quiesce(parent, call);
+    const std::vector<int> parent_members = members_of(parent);
+    const int np = static_cast<int>(parent_members.size());
+    std::vector<int> index_of(static_cast<std::size_t>(shmem_n_pes()), -1);  // parent index of each world PE
+    for (int i = 0; i < np; ++i) index_of[parent_members[i]] = i;
+    const int my_index = index_of[shmem_my_pe()];
 
     // 1. Within each communicator: its members as parent PE numbers, in rank order.  A group is
     //    named by its lowest parent PE number (-1: no communicator, -2: not usable).
@@ -246,12 +276,12 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
             MPI_Comm_rank(comm, &rank);
             MPI_Comm_size(comm, &size);
             std::vector<int> pes(size);
-            int me = rt::my_pe();
+            int me = shmem_my_pe();
             if (allgather_ints(call, &me, 1, pes.data(), comm, "the communicator") == MPI_SUCCESS) {
-                int low = parent->size();
+                int low = np;
                 bool ok = true;
                 for (int pe : pes) {
-                    int idx = pe >= 0 && pe < rt::n_pes() ? parent->index_of[pe] : -1;
+                    int idx = pe >= 0 && pe < shmem_n_pes() ? index_of[pe] : -1;
                     if (idx < 0) ok = false;
                     else low = std::min(low, idx);
                 }
@@ -267,7 +297,6 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
     //    return alike.
     MPI_Comm pcomm;
     if (team_comm(call, parent, &pcomm) != 0) return -1;
-    const int np = parent->size();
     std::vector<int> all(3 * static_cast<std::size_t>(np));
     int rc = allgather_ints(call, info, 3, all.data(), pcomm, "the parent team's communicator");
     MPI_Comm_free(&pcomm);
@@ -292,7 +321,7 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
             *std::min_element(it->second.begin(), it->second.end()) != it->first)
             bad = "a member of some communicator did not pass it (it passed another one or MPI_COMM_NULL)";
     if (bad) {  // every PE of the parent returns non-zero; one says why
-        if (parent->my_index == 0)
+        if (my_index == 0)
             say(call, "%s: every PE of the parent team passes the communicator it belongs to, or MPI_COMM_NULL", bad);
         return -1;
     }
@@ -301,7 +330,7 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
     //    keeps its own.
     int result = 0;
     for (auto& [key, members] : groups) {
-        kishmem_team* t = rt::team_from_list(parent, members, 0, call);
+        shmem_team_t t = kishmem_ext_team_from_list(parent, members.data(), static_cast<int>(members.size()), call);
         if (key == info[0]) {
             *team = t;
             if (!t) result = -1;  // no team slot left (the runtime said so)

@@ -1,14 +1,19 @@
-// MPI bootstrap: allgather = MPI_Iallgather of the sizes + MPI_Iallgatherv of the blobs on a
-// private duplicate of the communicator, tested in a loop that calls the caller's progress
-// function (software transports must keep serving peers while a PE waits here); abort =
-// MPI_Abort; the ranks on this host from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).
+// MPI bootstrap, as the callbacks of a kishmem_ext_bootstrap: allgather = MPI_Iallgather of
+// the sizes + MPI_Iallgatherv of the blobs on a private duplicate of the communicator, tested
+// in a loop that calls the caller's progress function (software transports must keep serving
+// peers while a PE waits here); abort = MPI_Abort; the ranks on this host from
+// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).
 #include "mpi_bootstrap.h"
 
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdarg>
 #include <climits>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace kishmem::mpi_ext {
 
@@ -22,7 +27,17 @@ const char* mpi_error_text(int code) {
 
 namespace {
 
-class MpiBootstrap final : public Bootstrap {
+void say_warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void say_warn(const char* fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    kishmem_ext_warn("bootstrap", msg);
+}
+
+class MpiBootstrap {
 public:
     explicit MpiBootstrap(MPI_Comm comm) : comm_(comm) {
         MPI_Comm_rank(comm_, &rank_);
@@ -49,53 +64,61 @@ public:
         }
         // Else local_ranks_ stays empty and init compares host names.
     }
-    ~MpiBootstrap() override { finalize(); }
+    ~MpiBootstrap() { finalize(); }
 
-    const char* name() const override { return "mpi"; }
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+    const std::vector<int>& local_ranks() const { return local_ranks_; }
 
-    Status allgather(const Blob& mine, std::vector<Blob>* all, const std::function<void()>& progress) override {
-        if (mine.size() > static_cast<std::size_t>(INT_MAX)) {
-            warn("bootstrap", "MPI allgather of %zu bytes is too large", mine.size());
-            return Status::invalid;
+    int allgather(const void* mine, std::size_t bytes, std::size_t* sizes_out, void** all_out,
+                  kishmem_ext_progress_fn progress, void* arg) {
+        if (bytes > static_cast<std::size_t>(INT_MAX)) {
+            say_warn("MPI allgather of %zu bytes is too large", bytes);
+            return -1;
         }
-        int my_size = static_cast<int>(mine.size());
+        int my_size = static_cast<int>(bytes);
         std::vector<int> sizes(size_), displs(size_);
         MPI_Request req;
         int rc = MPI_Iallgather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, comm_, &req);
-        if (rc == MPI_SUCCESS) rc = wait(&req, progress);
+        if (rc == MPI_SUCCESS) rc = wait(&req, progress, arg);
         if (rc != MPI_SUCCESS) return failed("MPI_Iallgather", rc);
         long long total = 0;
         for (int r = 0; r < size_; ++r) {
             displs[r] = static_cast<int>(total);
             total += sizes[r];
             if (total > INT_MAX) {
-                warn("bootstrap", "MPI allgather of %lld bytes in all is too large", total);
-                return Status::invalid;
+                say_warn("MPI allgather of %lld bytes in all is too large", total);
+                return -1;
             }
         }
-        std::vector<uint8_t> flat(static_cast<std::size_t>(std::max(total, 1LL)));
+        uint8_t* flat = static_cast<uint8_t*>(std::malloc(static_cast<std::size_t>(std::max(total, 1LL))));
+        if (!flat) {
+            say_warn("no memory for an allgather of %lld bytes", total);
+            return -1;
+        }
         // MPI does not take a null send buffer, even for 0 bytes.
         static const uint8_t none = 0;
-        const void* send = mine.empty() ? &none : static_cast<const void*>(mine.data());
-        rc = MPI_Iallgatherv(send, my_size, MPI_BYTE, flat.data(), sizes.data(), displs.data(), MPI_BYTE, comm_,
-                             &req);
-        if (rc == MPI_SUCCESS) rc = wait(&req, progress);
-        if (rc != MPI_SUCCESS) return failed("MPI_Iallgatherv", rc);
-        all->assign(size_, Blob{});
-        for (int r = 0; r < size_; ++r) (*all)[r].assign(flat.begin() + displs[r], flat.begin() + displs[r] + sizes[r]);
-        return Status::ok;
+        const void* send = bytes == 0 ? &none : mine;
+        rc = MPI_Iallgatherv(send, my_size, MPI_BYTE, flat, sizes.data(), displs.data(), MPI_BYTE, comm_, &req);
+        if (rc == MPI_SUCCESS) rc = wait(&req, progress, arg);
+        if (rc != MPI_SUCCESS) {
+            std::free(flat);
+            return failed("MPI_Iallgatherv", rc);
+        }
+        for (int r = 0; r < size_; ++r) sizes_out[r] = static_cast<std::size_t>(sizes[r]);
+        *all_out = flat;
+        return 0;
     }
 
-    void abort(int status, const char* message) override {
+    [[noreturn]] void abort(int status) {
         int up = 0, down = 0;
         MPI_Initialized(&up);
         MPI_Finalized(&down);
-        (void)message;  // fatal() has printed it already
         if (up && !down) MPI_Abort(comm_ != MPI_COMM_NULL ? comm_ : MPI_COMM_WORLD, status);
         std::_Exit(status);
     }
 
-    void finalize() override {
+    void finalize() {
         if (comm_ == MPI_COMM_NULL) return;
         int down = 0;
         MPI_Finalized(&down);
@@ -105,29 +128,49 @@ public:
 
 private:
     // Completes `req`, calling `progress` (or yielding) between tests.
-    static int wait(MPI_Request* req, const std::function<void()>& progress) {
+    static int wait(MPI_Request* req, kishmem_ext_progress_fn progress, void* arg) {
         int done = 0;
         while (true) {
             int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS || done) return rc;
-            if (progress) progress();
+            if (progress) progress(arg);
             sched_yield();
         }
     }
 
-    Status failed(const char* what, int rc) {
-        warn("bootstrap", "%s on the MPI communicator of %d ranks failed: %s", what, size_, mpi_error_text(rc));
-        return Status::unreachable;
+    int failed(const char* what, int rc) {
+        say_warn("%s on the MPI communicator of %d ranks failed: %s", what, size_, mpi_error_text(rc));
+        return -1;
     }
 
     MPI_Comm comm_;
+    int rank_ = 0;
+    int size_ = 1;
+    std::vector<int> local_ranks_;
 };
+
+MpiBootstrap* self_of(void* p) { return static_cast<MpiBootstrap*>(p); }
 
 }  // namespace
 
-std::unique_ptr<Bootstrap> bootstrap_mpi(MPI_Comm comm) {
+void bootstrap_mpi(MPI_Comm comm, kishmem_ext_bootstrap* out) {
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    return std::make_unique<MpiBootstrap>(comm);
+    MpiBootstrap* b = new MpiBootstrap(comm);
+    *out = kishmem_ext_bootstrap{};
+    out->name = "mpi";
+    out->rank = b->rank();
+    out->size = b->size();
+    out->local_ranks = b->local_ranks().empty() ? nullptr : b->local_ranks().data();
+    out->n_local_ranks = static_cast<int>(b->local_ranks().size());
+    out->self = b;
+    out->allgather = [](void* s, const void* mine, std::size_t bytes, std::size_t* sizes, void** all,
+                        kishmem_ext_progress_fn progress, void* arg) {
+        return self_of(s)->allgather(mine, bytes, sizes, all, progress, arg);
+    };
+    // fatal() has printed the message already.
+    out->abort = [](void* s, int status, const char*) { self_of(s)->abort(status); };
+    out->finalize = [](void* s) { self_of(s)->finalize(); };
+    out->destroy = [](void* s) { delete self_of(s); };
 }
 
 }  // namespace kishmem::mpi_ext

@@ -2,15 +2,15 @@
 #pragma once
 #include <mpi.h>
 
-#include <memory>
-
-#include "bootstrap/bootstrap.h"
+#include "kishmem_ext.h"
 
 namespace kishmem::mpi_ext {
 
-// Takes ownership of `comm` (a private duplicate of the user's communicator; freed by
-// finalize()).  Collective over `comm` (it finds the ranks sharing this host).
-std::unique_ptr<Bootstrap> bootstrap_mpi(MPI_Comm comm);
+// Fills `out` with a bootstrap over `comm`, a private duplicate of the user's communicator that
+// it takes over (freed by the bootstrap's finalize).  Collective over `comm` (it finds the ranks
+// sharing this host).  The struct is what kishmem_ext_init takes; its `self` is freed by its
+// `destroy`.
+void bootstrap_mpi(MPI_Comm comm, kishmem_ext_bootstrap* out);
 
 // The message of an MPI error code, for warnings.
 const char* mpi_error_text(int code);

@@ -68,7 +68,9 @@ void device_team_clear(int slot) {
 
 }  // namespace kishmem
 
-extern "C" void kishmem_register_device_state(kishmem_device_state_fill_fn fill) {
+// Called by the static initializer of every CUDA translation unit that includes shmem.h:
+// exported by libkishmem (shmem_api/kishmem.map).
+extern "C" __attribute__((visibility("default"))) void kishmem_register_device_state(kishmem_device_state_fill_fn fill) {
     using namespace kishmem;
     std::lock_guard<std::mutex> lock(g_mutex);
     fills().push_back(fill);

@@ -77,7 +77,8 @@ inline int chan_of(const char* call, shmem_ctx_t ctx) {
 // kishmem_h_shmem_ctx_NAME: the host half of the __host__ __device__ routines that shmem.h
 // defines under nvcc calls it (see shmem_device.h).
 #define K_STRIP(...) __VA_ARGS__
-#define K_ALIAS(RET, NAME, ...) RET kishmem_h_shmem_##NAME(__VA_ARGS__) __attribute__((alias("shmem_" #NAME)));
+#define K_ALIAS(RET, NAME, ...) \
+    __attribute__((visibility("default"))) RET kishmem_h_shmem_##NAME(__VA_ARGS__) __attribute__((alias("shmem_" #NAME)));
 #define K_BOTH(RET, NAME, BODY, ...)                                                              \
     RET shmem_##NAME(__VA_ARGS__) {                                                               \
         const char* call_ = "shmem_" #NAME;                                                       \

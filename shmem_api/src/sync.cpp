@@ -255,9 +255,10 @@ KISHMEM_SYNC_TYPES(DEFINE_SYNC_ALIASES)
 KISHMEM_DEPR_WAIT_TYPES(DEFINE_DEPR_WAIT)
 
 // The untyped (long) shmem_wait and shmem_wait_until of C programs without C11 generics.  Their
-// names are C++ overloads here (kishmem/shmem_generic.h), hence other names with the C symbols.
-void kishmem_depr_wait(long* v, long x) __asm__("shmem_wait");
-void kishmem_depr_wait_until(long* v, int cmp, long x) __asm__("shmem_wait_until");
+// names are C++ overloads here (kishmem/shmem_generic.h), hence other names with the C symbols,
+// exported explicitly (no declaration of shmem.h marks them visible in C++).
+__attribute__((visibility("default"))) void kishmem_depr_wait(long* v, long x) __asm__("shmem_wait");
+__attribute__((visibility("default"))) void kishmem_depr_wait_until(long* v, int cmp, long x) __asm__("shmem_wait_until");
 void kishmem_depr_wait(long* v, long x) { wait_until<long>("shmem_wait", v, SHMEM_CMP_NE, x); }
 void kishmem_depr_wait_until(long* v, int cmp, long x) { wait_until<long>("shmem_wait_until", v, cmp, x); }
 

@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <vector>
 
+// SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED and SHMEM_CTX_DEFAULT point at these: libkishmem exports
+// them (shmem_api/kishmem.map).
 extern "C" {
 struct kishmem_team;
 struct kishmem_ctx;
-extern kishmem_team kishmem_team_world_obj;
-extern kishmem_team kishmem_team_shared_obj;
-extern kishmem_ctx kishmem_ctx_default_obj;
+extern __attribute__((visibility("default"))) kishmem_team kishmem_team_world_obj;
+extern __attribute__((visibility("default"))) kishmem_team kishmem_team_shared_obj;
+extern __attribute__((visibility("default"))) kishmem_ctx kishmem_ctx_default_obj;
 }
 
 struct kishmem_team {
