@@ -213,8 +213,8 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     } else if (T > 0 && (!x || !idx)) {
         rc = fail(kBadArgument, "dispatch", "%s is null with num_tokens = %d", x ? "topk_idx" : "x", T);
         poison = true;
-    } else if (T > 0 && gpu_ && (!GpuPath::is_device_memory(x) || !GpuPath::is_device_memory(idx))) {
-        // (not a data read: where the pointer lives)
+    } else if (T > 0 && gpu_ && !GpuPath::capturing(s) && (!GpuPath::is_device_memory(x) || !GpuPath::is_device_memory(idx))) {
+        // (not a data read: where the pointer lives; skipped while a graph is captured)
         rc = fail(kBadArgument, "dispatch", "%s = %p is not GPU memory and the buffer is on the GPU", 
                   GpuPath::is_device_memory(x) ? "topk_idx" : "x", GpuPath::is_device_memory(x) ? (const void*)idx : x);
         poison = true;

@@ -39,6 +39,12 @@ bool GpuPath::is_device_memory(const void* p) {
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
+bool GpuPath::capturing(cudaStream_t s) {
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(s, &st) != cudaSuccess) cudaGetLastError();
+    return st != cudaStreamCaptureStatusNone;
+}
+
 int GpuPath::init(Buffer& b) {
     ErrorRecord* host = nullptr;
     if (cudaHostAlloc(&host, sizeof(ErrorRecord), cudaHostAllocMapped) != cudaSuccess) return kNoGpu;

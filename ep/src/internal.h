@@ -41,6 +41,7 @@ struct HostPath {
 
 struct GpuPath {
     static bool is_device_memory(const void* p);  // false in builds without CUDA
+    static bool capturing(cudaStream_t s);         // the stream is being captured into a graph
     static int init(Buffer& b);                     // error record, zeroed block, pe_of table
     static void fini(Buffer& b);
     static int dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison);

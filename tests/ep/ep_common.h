@@ -87,7 +87,9 @@ inline float row_value(const Got& g, Format f, int H, int G, size_t slot, int h)
 
 // Checks what PE `me` received in `round` when every PE p dispatched Ts[p] tokens. Returns the
 // number of failures (0: every row is present once, byte-exact, with its source).
-inline int check_received(const Shape& s, Format f, int round, int me, const std::vector<int>& Ts, const Got& g) {
+inline int check_received(const Shape& s, Format f, int round, int me, const std::vector<int>& Ts, const Got& g,
+                          int src_round = -1) {
+    if (src_round < 0) src_round = round;
     const int L = s.E / s.npes, R = s.npes * s.T, G = f == Format::fp8_e4m3 ? s.H / 128 : 0, xb = f == Format::fp8_e4m3 ? 1 : 2;
     // expected (expert, src pe, token) -> k
     std::map<std::tuple<int, int, int>, int> want;
@@ -112,7 +114,7 @@ inline int check_received(const Shape& s, Format f, int round, int me, const std
             auto it = want.find({le, si.pe, si.token});
             if (it == want.end()) return fail("unexpected row (src pe, token)", me, si.pe, si.token, le, -1);
             if (it->second != si.k) return fail("row k", me, le, i, si.k, it->second);
-            if (si.round != round) return fail("row round", me, le, i, si.round, round);
+            if (si.round != src_round) return fail("row round", me, le, i, si.round, src_round);
             want.erase(it);
             for (int h = 0; h < s.H; ++h) tok[h] = token(round, si.pe, si.token, h);
             if (f == Format::fp8_e4m3) {

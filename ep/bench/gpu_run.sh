@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# ep/bench/gpu_run.sh: on the GPU machine, build kishmem::ep, run its GPU tests (ctest gpu.ep.*)
+# and the flagship at 2 and 4 PEs on one GPU under a private MPS daemon (FP8 and bf16 dispatch;
+# load/store, then IBGDA over the software NIC and the CPU proxy), and NVSHMEM's
+# alltoallmem_on_stream moving the same bytes. Results in $OUT (default ./ep-results).
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+RES=${OUT:-$ROOT/ep-results}
+mkdir -p "$RES"
+T=$(mktemp -d)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export CUDA_MODULE_LOADING=EAGER NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+{ date -u; nvidia-smi -L; nvcc --version | tail -1; mpirun --version | head -1; git rev-parse HEAD 2>/dev/null; } > "$RES/env.txt" 2>&1
+gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+  -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" --target ep_gpu 04_moe_ep ep_cpu > "$RES/build.log" 2>&1 \
+  || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
+export CUDA_MPS_PIPE_DIRECTORY=$T/mps CUDA_MPS_LOG_DIRECTORY=$T/mpslog
+mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+nvidia-cuda-mps-control -d && echo "MPS daemon started"
+trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; rm -rf "$T"' EXIT
+fails=0
+(cd build-gpu && ctest -R '^gpu\.ep\.' -j1 --output-on-failure) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
+grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt"
+run() {  # run NAME NP ENV... -- ARGS
+  local name=$1 np=$2; shift 2
+  local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
+  echo "== $name" >> "$RES/flagship.txt"
+  env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device "${envs[@]}" timeout 200 mpirun -np "$np" --bind-to none \
+    build-gpu/examples/04_moe_ep "$@" >> "$RES/flagship.txt" 2>&1 || { echo "FAIL $name"; fails=$((fails + 1)); }
+}
+for np in 2 4; do
+  for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
+done
+run "ldst np2 fp8 sms32" 2 KISHMEM_REMOTE=auto -- --sms 32
+run "ldst np2 fp8 sms128" 2 KISHMEM_REMOTE=auto -- --sms 128
+for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
+grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
+NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)
+if [[ -n $NV ]]; then
+  mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
+  mpi_inc=$(for d in $(mpicxx --showme:incdirs); do printf -- '-I%s ' "$d"; done)
+  mpi_lib=$(for d in $(mpicxx --showme:libdirs); do printf -- '-L%s ' "$d"; done)
+  if nvcc -O3 -rdc=true -arch=sm_90 -I"$NV/include" $mpi_inc ep/bench/nvshmem_alltoall.cu -o "$T/nv_a2a" -L"$T/nvlib" -L"$NV/lib" \
+      $mpi_lib -lmpi -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath -Xlinker "$NV/lib" > "$RES/nvshmem_build.log" 2>&1; then
+    for np in 2 4; do
+      NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=1G timeout 120 mpirun -np $np --bind-to none \
+        -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DISABLE_NCCL -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH \
+        "$T/nv_a2a" >> "$RES/nvshmem.txt" 2>&1 || echo "NVSHMEM np$np failed"
+    done
+    grep RESULT "$RES/nvshmem.txt"
+  else echo "NVSHMEM build failed"; tail -5 "$RES/nvshmem_build.log"; fi
+else echo "NVSHMEM not found"; fi
+exit $fails

@@ -1,0 +1,209 @@
+// kishmem::ep, GPU form (buffer on the GPU heap): the rounds of ep_cpu (FP8 and bf16, int32 and
+// int64, with and without the hooks) with device inputs, checked by the same host computation;
+// then dispatch + experts + combine captured into a CUDA graph and replayed 3 times (each replay
+// checked); then a bad top-k index, reported by check() on the PE that passed it and as a peer
+// error on the others.
+#include <cuda_runtime.h>
+
+#include "ep_common.h"
+
+using namespace kishmem::ep;
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            std::fprintf(stderr, "FAIL: PE %d: %s: %s\n", shmem_my_pe(), #x, cudaGetErrorString(e_)); \
+            shmem_global_exit(1);                                                                  \
+        }                                                                                          \
+    } while (0)
+
+namespace {
+
+// eptest::expert on the device: rows [0, count[le]) of every local expert.
+__global__ void experts(const uint8_t* x, const float* sc, const int* count, uint16_t* out, int L, int R, int H, int fp8, int e0) {
+    const int le = blockIdx.y;
+    for (int i = blockIdx.x; i < count[le]; i += gridDim.x)
+        for (int h = threadIdx.x; h < H; h += blockDim.x) {
+            const size_t slot = static_cast<size_t>(le) * R + i;
+            const float v = fp8 ? e4m3_to_float(x[slot * H + h]) * sc[slot * (H / 128) + h / 128]
+                                : bf16_to_float(reinterpret_cast<const uint16_t*>(x)[slot * H + h]);
+            out[slot * H + h] = float_to_bf16(v * (1.0f + static_cast<float>((e0 + le) % 5) * 0.25f));
+        }
+}
+
+struct Dev {
+    void* x = nullptr;
+    void* idx = nullptr;
+    float* w = nullptr;
+    uint16_t* eo = nullptr;
+    uint16_t* out = nullptr;
+};
+
+eptest::Got fetch(const Received& rv, const Layout& l) {
+    eptest::Got g;
+    const size_t rows = static_cast<size_t>(l.L) * l.R;
+    g.x.resize(rows * l.H * l.xb);
+    g.scales.resize(rows * l.G);
+    g.count.resize(l.L);
+    g.src.resize(rows);
+    CK(cudaMemcpy(g.x.data(), rv.x, g.x.size(), cudaMemcpyDeviceToHost));
+    if (l.G) CK(cudaMemcpy(g.scales.data(), rv.scales, g.scales.size() * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(g.count.data(), rv.count, l.L * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(g.src.data(), rv.src, rows * 16, cudaMemcpyDeviceToHost));
+    return g;
+}
+
+template <class Idx>
+void upload(const eptest::Shape& s, int round, int T, Dev& d) {
+    std::vector<uint16_t> x;
+    std::vector<Idx> idx;
+    std::vector<float> w;
+    eptest::inputs(s, round, shmem_my_pe(), T, &x, &idx, &w);
+    CK(cudaMemcpy(d.x, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d.idx, idx.data(), idx.size() * sizeof(Idx), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d.w, w.data(), w.size() * 4, cudaMemcpyHostToDevice));
+}
+
+// One round (data of `data_round`, buffer round `round`), checked.
+template <class Idx>
+int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int round, bool hook, Dev& d, cudaStream_t st,
+               bool graph) {
+    const int me = shmem_my_pe();
+    const Layout& l = b.layout();
+    std::vector<int> Ts(s.npes);
+    for (int p = 0; p < s.npes; ++p) Ts[p] = eptest::tokens_of(s, data_round, p);
+    upload<Idx>(s, data_round, Ts[me], d);
+    Received rv;
+    Handle h;
+    auto body = [&] {
+        if (b.dispatch(st, d.x, static_cast<const Idx*>(d.idx), Ts[me], &rv, &h, hook) != kOk) shmem_global_exit(1);
+        if (hook && b.dispatch_recv(st, &h) != kOk) shmem_global_exit(1);
+        experts<<<dim3(8, l.L), 128, 0, st>>>(static_cast<const uint8_t*>(rv.x), rv.scales, rv.count, d.eo, l.L, l.R, l.H,
+                                               l.G > 0, me * l.L);
+        if (b.combine(st, d.eo, d.w, d.out, &h, hook) != kOk) shmem_global_exit(1);
+        if (hook && b.combine_recv(st, &h) != kOk) shmem_global_exit(1);
+    };
+    int replays = 1;
+    if (graph) {
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+        body();
+        CK(cudaStreamEndCapture(st, &g));
+        CK(cudaGraphInstantiate(&ge, g, 0));
+        replays = 3;
+        for (int r = 0; r < replays; ++r) {
+            CK(cudaMemsetAsync(d.out, 0xff, static_cast<size_t>(s.T) * s.H * 2, st));
+            CK(cudaGraphLaunch(ge, st));
+            CK(cudaStreamSynchronize(st));
+            if (b.check(st) != kOk) return 1;
+            if (int bad = eptest::check_received(s, f, data_round, me, Ts, fetch(rv, l), round + r)) return bad;
+            std::vector<uint16_t> out(static_cast<size_t>(s.T) * s.H);
+            CK(cudaMemcpy(out.data(), d.out, out.size() * 2, cudaMemcpyDeviceToHost));
+            if (int bad = eptest::check_combined(s, f, data_round, me, Ts[me], out.data())) return bad;
+            shmem_barrier_all();  // no PE replays before every PE has read this replay's rows
+        }
+        CK(cudaGraphExecDestroy(ge));
+        CK(cudaGraphDestroy(g));
+        return 0;
+    }
+    body();
+    CK(cudaStreamSynchronize(st));
+    if (b.check(st) != kOk) return 1;
+    if (int bad = eptest::check_received(s, f, data_round, me, Ts, fetch(rv, l), round)) return bad;
+    std::vector<uint16_t> out(static_cast<size_t>(s.T) * s.H);
+    CK(cudaMemcpy(out.data(), d.out, out.size() * 2, cudaMemcpyDeviceToHost));
+    const int bad = eptest::check_combined(s, f, data_round, me, Ts[me], out.data());
+    shmem_barrier_all();
+    return bad;
+}
+
+}  // namespace
+
+int main() {
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        std::printf("SKIP: no usable GPU\n");
+        return 77;
+    }
+    shmem_init();
+    const int me = shmem_my_pe(), npes = shmem_n_pes();
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (Format f : {Format::fp8_e4m3, Format::bf16}) {
+        const eptest::Shape s{24, 512, 4, 4 * npes, npes};
+        Config c;
+        c.max_tokens_per_pe = s.T;
+        c.hidden = s.H;
+        c.topk = s.K;
+        c.num_experts = s.E;
+        c.format = f;
+        c.num_sms = 5;  // more than one token per block, and a last block with fewer
+        auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
+        if (!b || !b->on_gpu()) {
+            std::fprintf(stderr, "FAIL: PE %d: %s\n", me, b ? "the buffer is not on the GPU" : "create failed");
+            shmem_global_exit(1);
+        }
+        const Layout& l = b->layout();
+        Dev d;
+        CK(cudaMalloc(&d.x, static_cast<size_t>(s.T) * s.H * 2));
+        CK(cudaMalloc(&d.idx, static_cast<size_t>(s.T) * s.K * 8));
+        CK(cudaMalloc(&d.w, static_cast<size_t>(s.T) * s.K * 4));
+        CK(cudaMalloc(&d.eo, static_cast<size_t>(l.L) * l.R * s.H * 2));
+        CK(cudaMalloc(&d.out, static_cast<size_t>(s.T) * s.H * 2));
+        int round = 1, bad = 0;
+        for (int r = 1; r <= 6 && !bad; ++r, ++round) {
+            const bool hook = r % 3 == 0;
+            bad = r % 2 ? round_trip<int64_t>(*b, s, f, r, round, hook, d, st, false)
+                        : round_trip<int32_t>(*b, s, f, r, round, hook, d, st, false);
+        }
+        if (!bad) bad = round_trip<int32_t>(*b, s, f, 8, round, false, d, st, true);   // graph, plain calls
+        round += 3;
+        if (!bad) bad = round_trip<int64_t>(*b, s, f, 12, round, true, d, st, true);   // graph with the hooks
+        if (bad) shmem_global_exit(1);
+        b.reset();
+        cudaFree(d.x);
+        cudaFree(d.idx);
+        cudaFree(d.w);
+        cudaFree(d.eo);
+        cudaFree(d.out);
+    }
+    // A bad index on the last PE: nothing sent; check() names the call, the PE and the value there,
+    // and the others report the peer.
+    {
+        Config c;
+        c.max_tokens_per_pe = 8;
+        c.hidden = 256;
+        c.topk = 2;
+        c.num_experts = 2 * npes;
+        auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
+        if (!b) shmem_global_exit(1);
+        std::vector<int32_t> idx(16);
+        for (int i = 0; i < 16; ++i) idx[i] = i % 2 ? 0 : 1;
+        if (me == npes - 1) idx[2 * 2 + 1] = c.num_experts;
+        void *x, *ip;
+        CK(cudaMalloc(&x, 8 * 256 * 2));
+        CK(cudaMemset(x, 0, 8 * 256 * 2));
+        CK(cudaMalloc(&ip, 16 * 4));
+        CK(cudaMemcpy(ip, idx.data(), 64, cudaMemcpyHostToDevice));
+        Received rv;
+        Handle h;
+        b->dispatch(st, x, static_cast<const int32_t*>(ip), 8, &rv, &h);
+        const int rc = b->check(st);
+        char want[160];
+        if (me == npes - 1) std::snprintf(want, sizeof want, "kishmem::ep::dispatch: PE %d: topk_idx[2][1] = %d is not an expert", me, c.num_experts);
+        else std::snprintf(want, sizeof want, "kishmem::ep::dispatch_recv: PE %d: PE %d reported bad input", me, npes - 1);
+        if (rc != (me == npes - 1 ? kBadArgument : kPeerError) || b->last_error().find(want) != 0) {
+            std::fprintf(stderr, "FAIL: PE %d: bad index: status %d, message '%s', expected '%s...'\n", me, rc,
+                         b->last_error().c_str(), want);
+            shmem_global_exit(1);
+        }
+        shmem_barrier_all();
+        b.reset();
+    }
+    shmem_barrier_all();
+    if (me == 0) std::printf("PASS ep_gpu on %d PEs\n", npes);
+    shmem_finalize();
+    return 0;
+}
