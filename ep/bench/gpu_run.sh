@@ -29,6 +29,7 @@ run() {  # run NAME NP ENV... -- ARGS
   local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
   echo "== $name" >> "$RES/flagship.txt"
   env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device "${envs[@]}" timeout 200 mpirun -np "$np" --bind-to none \
+    ${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:+-x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} \
     build-gpu/examples/04_moe_ep "$@" >> "$RES/flagship.txt" 2>&1 || { echo "FAIL $name"; fails=$((fails + 1)); }
 }
 for np in 2 4; do
@@ -45,12 +46,17 @@ if [[ -n $NV ]]; then
   mpi_lib=$(for d in $(mpicxx --showme:libdirs); do printf -- '-L%s ' "$d"; done)
   if nvcc -O3 -rdc=true -arch=sm_90 -I"$NV/include" $mpi_inc ep/bench/nvshmem_alltoall.cu -o "$T/nv_a2a" -L"$T/nvlib" -L"$NV/lib" \
       $mpi_lib -lmpi -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath -Xlinker "$NV/lib" > "$RES/nvshmem_build.log" 2>&1; then
+    # NVSHMEM refuses collectives on stream with several processes per GPU unless MPS gives each
+    # its share of the SMs: both libraries run with that share here, side by side.
     for np in 2 4; do
+      export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np))
       NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=1G timeout 120 mpirun -np $np --bind-to none \
-        -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DISABLE_NCCL -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH \
-        "$T/nv_a2a" >> "$RES/nvshmem.txt" 2>&1 || echo "NVSHMEM np$np failed"
+        -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DISABLE_NCCL \
+        -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_a2a" >> "$RES/nvshmem.txt" 2>&1 || echo "NVSHMEM np$np failed"
+      run "ldst np$np fp8 mps-share" "$np" KISHMEM_REMOTE=auto -- --format fp8
+      unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
     done
-    grep RESULT "$RES/nvshmem.txt"
+    grep RESULT "$RES/nvshmem.txt"; grep -A4 "mps-share" "$RES/flagship.txt" | grep -E "^== |^\| [0-9]" | head -4
   else echo "NVSHMEM build failed"; tail -5 "$RES/nvshmem_build.log"; fi
 else echo "NVSHMEM not found"; fi
 exit $fails
