@@ -9,6 +9,7 @@
 #include "kishmem/team.h"
 #include "heap/allocator.h"
 #include "heap/segment.h"
+#include "routes.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 #if KISHMEM_HAVE_UCX
@@ -20,6 +21,8 @@
 #endif
 
 namespace kishmem {
+
+class DeviceBackend;
 
 // Symmetric heap map, as offsets from each PE's heap base (the same on every PE):
 //   [0, kReserved)          kMaxTeams team regions of kTeamRegion bytes; team t's region at
@@ -74,7 +77,9 @@ struct State {
 #if KISHMEM_HAVE_CUDA
     std::unique_ptr<DeviceHeap> dheap;
     std::unique_ptr<CudaIpcTransport> cuda_ipc;
+    std::unique_ptr<DeviceBackend> device_backend;  // kernels' operations to non-mapped PEs (routes.backend)
 #endif
+    routes::Routes routes;               // the route decision (routes.h); the tables below carry it out
     std::vector<Transport*> route;       // route[pe]: the one transport that reaches pe's user heap
     std::vector<Transport*> route_sync;  // ... and pe's host segment (runtime sync regions)
     // Global and static variables: the executable's writable segment, turned into shared memory

@@ -15,12 +15,11 @@ namespace kishmem {
 
 using rt::AmoOp;
 
+// What the runtime asks of a transport beyond the operations every one has (put, get, every
+// atomic at 32 and 64 bits, fence, quiet).
 enum TransportCaps : unsigned {
-    cap_rma = 1u << 0,
-    cap_amo32 = 1u << 1,
-    cap_amo64 = 1u << 2,
-    cap_load_store = 1u << 3,  // peer memory is mapped: ptr() works
-    cap_needs_progress = 1u << 4,  // peers' operations need this PE to call progress()
+    cap_load_store = 1u << 0,      // peer memory is mapped: any thread may use it (the software NIC's check)
+    cap_needs_progress = 1u << 1,  // peers' operations need this PE to call progress() (waits do)
 };
 
 // A channel is an independent stream of operations: quiet(chan) completes that channel's

@@ -13,7 +13,7 @@ class CudaIpcTransport final : public Transport {
 public:
     explicit CudaIpcTransport(std::vector<char*> bases) : bases_(std::move(bases)) {}
     const char* name() const override { return "cuda_ipc"; }
-    unsigned caps() const override { return cap_rma | cap_amo32 | cap_amo64 | cap_load_store; }
+    unsigned caps() const override { return cap_load_store; }
     int channels() const override { return 1; }  // synchronous: one quiet covers all
     Status put(int, int pe, std::size_t off, const void* src, std::size_t n, bool) override {
         return device_copy(bases_[pe] + off, src, n);

@@ -1,5 +1,5 @@
 // HeapAccess over the GPU heaps this process maps through CUDA IPC: what the software NIC
-// (device_qps.cpp) and the CPU proxy (../proxy/device_proxy.cpp) move bytes with when kernels
+// (../../device_backend/ibgda.cpp) and the CPU proxy (../../device_backend/proxy.cpp) move bytes with when kernels
 // post to them. CUDA builds only.
 //
 // The executing thread (the NIC's or the proxy's) copies with cudaMemcpyAsync on a stream of

@@ -5,14 +5,12 @@ set(_ibgda ${CMAKE_CURRENT_LIST_DIR})
 target_sources(kishmem_runtime PRIVATE
   ${_ibgda}/sim_nic.cpp
   ${_ibgda}/sim_exec.cpp
-  ${_ibgda}/heap_access.cpp
   ${_ibgda}/ibgda_info.cpp
 )
 # Kernels posting over IBGDA (KISHMEM_REMOTE=ibgda with a device heap): per-peer QPs and the
 # device QP table; needs the CUDA runtime.
 if(KISHMEM_HAVE_CUDA)
   target_sources(kishmem_runtime PRIVATE
-    ${_ibgda}/device_qps.cpp
     ${_ibgda}/ipc_heap_access.cpp
     ${_ibgda}/device_qps_amo.cu
   )

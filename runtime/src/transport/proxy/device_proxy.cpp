@@ -1,6 +1,7 @@
-// See device_proxy.h. The channels' rings, result slots and done words are host memory the
-// GPU writes and reads across PCIe; each channel's reservation counter and `seen` copy of done
-// live in GPU memory, where posters' atomics and most polls stay on the GPU.
+// See device_proxy.h (the device backend itself is device_backend/proxy.cpp).  The channels'
+// rings, result slots and done words are host memory the GPU writes and reads across PCIe;
+// each channel's reservation counter and `seen` copy of done live in GPU memory, where
+// posters' atomics and most polls stay on the GPU.
 #include "device_proxy.h"
 
 #include <cuda_runtime_api.h>
@@ -8,37 +9,11 @@
 #include <cstring>
 #include <memory>
 
-#include "../../state.h"
 #include "../ibgda/ipc_heap_access.h"
 #include "kishmem/device/proxy/channel.h"
-#include "kishmem/device/state.h"
 #include "proxy.h"
 
 namespace kishmem::proxy {
-
-namespace {
-
-constexpr int kChannels = 8;       // CTA b posts to channel b % 8
-constexpr uint32_t kLogSlots = 10; // 1024 descriptors per channel
-
-struct DeviceProxy {
-    std::unique_ptr<ibgda::HeapAccess> heap;
-    std::unique_ptr<Proxy> proxy;
-    void* table = nullptr;  // GPU memory: make_device_channels' block
-    ~DeviceProxy() {
-        if (proxy) proxy->stop();
-        proxy.reset();
-        heap.reset();
-        if (table) cudaFree(table);
-    }
-};
-
-std::unique_ptr<DeviceProxy>& g_proxy() {
-    static std::unique_ptr<DeviceProxy> p;
-    return p;
-}
-
-}  // namespace
 
 Status make_device_channels(const Proxy& p, void** block, std::string* why) {
     // Layout: [0, 64) table, [64, +n * sizeof(Channel)) channels, then per channel resv and
@@ -76,30 +51,5 @@ Status make_device_channels(const Proxy& p, void** block, std::string* why) {
     *block = mem;
     return Status::ok;
 }
-
-Status open_device_proxy(char* heap, std::size_t heap_bytes, int gpu, const std::vector<char*>& bases,
-                         device::State* st, std::string* why) {
-    auto p = std::make_unique<DeviceProxy>();
-    Status s = ibgda::make_ipc_heap_access(bases, heap, heap_bytes, gpu, &p->heap, why);
-    if (s != Status::ok) return s;
-    p->proxy = std::make_unique<Proxy>(p->heap.get(), state().npes, heap_bytes);
-    if ((s = p->proxy->open(kChannels, kLogSlots)) != Status::ok)
-        return *why = std::string("proxy channels: ") + status_name(s), s;
-    if ((s = make_device_channels(*p->proxy, &p->table, why)) != Status::ok) return s;
-    p->proxy->start();
-    st->proxy = static_cast<const ChannelTable*>(p->table);
-    debug("CPU proxy for kernels: %d channels of %u descriptors", kChannels, 1u << kLogSlots);
-    g_proxy() = std::move(p);
-    return Status::ok;
-}
-
-void drain_device_proxy() {
-    auto& p = g_proxy();
-    if (!p) return;
-    while (p->proxy->poll() != 0) {
-    }
-}
-
-void close_device_proxy() { g_proxy().reset(); }
 
 }  // namespace kishmem::proxy

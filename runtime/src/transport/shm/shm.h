@@ -15,7 +15,7 @@ public:
     // bases[pe] is pe's heap as mapped here, nullptr where it is not mapped.
     explicit ShmTransport(std::vector<char*> bases) : bases_(std::move(bases)) {}
     const char* name() const override { return "shm"; }
-    unsigned caps() const override { return cap_rma | cap_amo32 | cap_amo64 | cap_load_store; }
+    unsigned caps() const override { return cap_load_store; }
     int channels() const override { return 1; }  // nothing is ever pending: one quiet covers all
     Status put(int, int pe, std::size_t off, const void* src, std::size_t n, bool) override {
         std::memcpy(bases_[pe] + off, src, n);

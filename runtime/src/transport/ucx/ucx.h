@@ -26,7 +26,7 @@ public:
     Status connect(const std::vector<Blob>& blobs, const std::vector<bool>& want);
 
     const char* name() const override { return "ucx"; }
-    unsigned caps() const override { return cap_rma | cap_amo32 | cap_amo64 | cap_needs_progress; }
+    unsigned caps() const override { return cap_needs_progress; }
     int channels() const override { return static_cast<int>(chan_.size()); }
     Status put(int chan, int pe, std::size_t off, const void* src, std::size_t n, bool nbi) override;
     Status get(int chan, int pe, std::size_t off, void* dst, std::size_t n, bool nbi) override;

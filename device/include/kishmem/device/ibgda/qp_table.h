@@ -1,5 +1,5 @@
 // The QP table a kernel reaches peers through over IBGDA: plain data the host fills
-// (runtime/src/transport/ibgda/device_qps.cpp) and publishes through State::ibgda.
+// (runtime/src/device_backend/ibgda.cpp) and publishes through State::ibgda.
 // Host and device alike: no CUDA or rdma-core header.
 //
 // Per PE `pe` (other than this one) there are `qps_per_pe` RC QPs, each with its own CQ; a

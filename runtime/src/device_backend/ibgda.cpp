@@ -1,23 +1,28 @@
-// IBGDA for kernels: the software NIC, its per-peer QPs, the heap keys exchanged through the
-// bootstrap, and the DeviceQpTable published in the device state.
+// The IBGDA device backend (KISHMEM_REMOTE=ibgda with a device heap): a NIC with, per other
+// PE, kQpsPerPe RC QPs (a CTA uses block % kQpsPerPe) and a CQ each, this PE's device heap
+// registered, heap keys and bases exchanged through the bootstrap (open is collective), and the
+// plain device::ibgda::DeviceQpTable (device/include/kishmem/device/ibgda/qp_table.h) in GPU
+// memory as its device handle.
 //
-// Data movement: ipc_heap_access.h (copies and atomics on the target GPU heaps through this
-// process's CUDA IPC mappings, on a non-blocking stream of the NIC's own).
-#include "device_qps.h"
-
+// The NIC is the software NIC (SimNic) whatever KISHMEM_IBGDA_NIC says until the DEVX QPs are
+// wired here ("auto" picks it; "hw" is refused).  Data movement: ipc_heap_access.h (copies and
+// atomics on the target GPU heaps through this process's CUDA IPC mappings, on a non-blocking
+// stream of the NIC's own).
 #include <cuda_runtime_api.h>
 
 #include <cstring>
 #include <memory>
 
-#include "../../state.h"
+#include "../bootstrap/bootstrap.h"
+#include "../blob.h"
+#include "../transport/ibgda/heap_access.h"
+#include "../transport/ibgda/ipc_heap_access.h"
+#include "../transport/ibgda/nic_select.h"
+#include "../transport/ibgda/sim_nic.h"
+#include "backend.h"
 #include "kishmem/device/ibgda/qp_table.h"
 #include "kishmem/device/state.h"
 #include "kishmem/env.h"
-#include "heap_access.h"
-#include "ipc_heap_access.h"
-#include "nic_select.h"
-#include "sim_nic.h"
 
 namespace kishmem::ibgda {
 
@@ -47,19 +52,31 @@ struct DeviceQps {
     }
 };
 
-std::unique_ptr<DeviceQps>& g_qps() {
-    static std::unique_ptr<DeviceQps> p;
-    return p;
-}
-
 std::size_t align64(std::size_t x) { return (x + 63) & ~std::size_t{63}; }
+
+class IbgdaBackend final : public DeviceBackend {
+public:
+    const char* name() const override { return "ibgda"; }
+    Status open(const DeviceBackendArgs& args, device::State* st, std::string* why) override;
+    void drain() override {
+        if (!q_) return;
+        // poll() runs one pass after any pass of the progress thread: 0 means nothing is left
+        // (every pass ends with the NIC's flush, so the data has landed).
+        while (q_->nic->poll() != 0) {
+        }
+    }
+    void close() override { q_.reset(); }
+
+private:
+    std::unique_ptr<DeviceQps> q_;
+};
 
 }  // namespace
 
-Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::vector<char*>& bases,
-                       device::State* st, std::string* why) {
-    State& s = state();
-    const int npes = s.npes, me = s.pe;
+Status IbgdaBackend::open(const DeviceBackendArgs& args, device::State* st, std::string* why) {
+    const int npes = args.npes, me = args.pe;
+    char* const heap = args.heap;
+    const std::size_t heap_bytes = args.heap_bytes;
     auto q = std::make_unique<DeviceQps>();
     std::string mine_why;
     MemoryKey heap_key{}, result_key{};
@@ -75,7 +92,7 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
                   mine_why.c_str());
         }
     }
-    if (ok == Status::ok) ok = make_ipc_heap_access(bases, heap, heap_bytes, gpu, &q->heap, &mine_why);
+    if (ok == Status::ok) ok = make_ipc_heap_access(args.bases, heap, heap_bytes, args.gpu, &q->heap, &mine_why);
     if (ok == Status::ok) {
         SimNicOptions opt;
         opt.idle_spin_us = 1000;  // kernels wait on every get/AMO: stay awake between them
@@ -101,7 +118,7 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
                     .u64(reinterpret_cast<uintptr_t>(heap))
                     .str(mine_why)
                     .take();
-    Status bs = s.boot->allgather(mine, &all, nullptr);
+    Status bs = args.boot->allgather(mine, &all, nullptr);
     if (bs != Status::ok) return *why = "bootstrap allgather of the IBGDA keys failed", bs;
     std::vector<uint32_t> rkey(npes);
     std::vector<uint64_t> rbase(npes);
@@ -179,19 +196,12 @@ Status open_device_qps(char* heap, std::size_t heap_bytes, int gpu, const std::v
     st->ibgda_qps_per_pe = kQpsPerPe;
     debug("IBGDA for kernels: software NIC, %d QPs per PE of %u slots, heap key 0x%x", kQpsPerPe, 1u << kLogRing,
           heap_key.key);
-    g_qps() = std::move(q);
+    q_ = std::move(q);
     return Status::ok;
 }
 
-void drain_device_qps() {
-    auto& q = g_qps();
-    if (!q) return;
-    // poll() runs one pass after any pass of the progress thread: 0 means nothing is left
-    // (every pass ends with the NIC's flush, so the data has landed).
-    while (q->nic->poll() != 0) {
-    }
-}
-
-void close_device_qps() { g_qps().reset(); }
-
 }  // namespace kishmem::ibgda
+
+namespace kishmem {
+std::unique_ptr<DeviceBackend> make_ibgda_backend() { return std::make_unique<ibgda::IbgdaBackend>(); }
+}  // namespace kishmem

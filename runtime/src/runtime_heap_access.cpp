@@ -1,9 +1,10 @@
 // HeapAccess over the runtime's route table: whatever reaches a PE for shmem_put reaches it
-// for the software NIC too.
-#include "heap_access.h"
+// for the software NIC too.  Runtime core (it reads the route table), not a transport: the
+// software NIC it serves sits below the runtime and only sees the HeapAccess interface.
+#include "transport/ibgda/heap_access.h"
 
 #include "kishmem/runtime.h"
-#include "../../state.h"
+#include "state.h"
 
 namespace kishmem::ibgda {
 

@@ -1,0 +1,242 @@
+// See init_heaps.h.  The symmetric regions of shmem_init and the device paths.
+#include "init_heaps.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "kishmem/device/state.h"
+#include "kishmem/env.h"
+#include "state.h"
+#if KISHMEM_HAVE_CUDA
+#include "device_backend/backend.h"
+#endif
+
+namespace kishmem {
+
+void publish_device_state(const device::State& st);
+
+// PEs reached through UCX (KISHMEM_REMOTE=ucx, or PEs on several hosts): UCX allocates each
+// PE's host segment (at an address aligned as create() aligns it), so that its shared-memory
+// transports reach same-host heaps natively (the initiator copies and does CPU atomics) instead
+// of emulating RMA and atomics in software at the target, which then has to be running to serve
+// them.  Same-host peers are mapped through ucp_rkey_ptr.  Collective; false, with nothing
+// kept, when some PE cannot map a same-host peer that way (e.g. UCX_TLS without shared memory).
+bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases) {
+#if KISHMEM_HAVE_UCX
+    State& s = state();
+    auto ucx = std::make_unique<UcxTransport>();
+    void* at = reserve_aligned(bytes);
+    Blob blob;
+    bool ok = at && ucx->open(s.thread_level == 3, nchan, at, bytes, &blob, true) == Status::ok;
+    std::vector<Blob> all;
+    check_status(s.boot->allgather(ok ? blob : Blob{}, &all, nullptr), "shmem_init", s.pe);
+    for (const Blob& b : all) ok &= !b.empty();
+    std::vector<char*> mapped(s.npes, nullptr);
+    if (ok) {
+        std::vector<bool> want(s.npes, true);
+        want[s.pe] = false;
+        ok = ucx->connect(all, want) == Status::ok;
+        mapped[s.pe] = static_cast<char*>(at);
+        for (int r = 0; r < s.npes && ok; ++r)
+            if (s.local[r] && r != s.pe) ok = (mapped[r] = ucx->peer_ptr(r)) != nullptr;
+    }
+    std::vector<Blob> verdicts;
+    check_status(s.boot->allgather(BlobWriter().u64(ok).take(), &verdicts, nullptr), "shmem_init", s.pe);
+    for (const Blob& v : verdicts) ok &= BlobReader(v).u64() != 0;
+    if (!ok) {
+        debug("UCX does not map same-host heaps here: they are shared by POSIX shared memory, UCX registers them");
+        return false;  // ucx closes (and frees what it allocated); the reservation stays unused
+    }
+    s.own.reset();  // the segment made before (nobody mapped it) goes
+    s.sync_base = s.base = static_cast<char*>(at);
+    s.ucx = std::move(ucx);
+    *bases = mapped;
+    for (int r = 0; r < s.npes; ++r)
+        if (!s.local[r]) (*bases)[r] = nullptr;
+    debug("symmetric heap allocated by UCX; same-host heaps mapped through it");
+    return true;
+#else
+    (void)bytes, (void)nchan, (void)bases;
+    return false;
+#endif
+}
+
+// The executable's writable segment as a second symmetric region.  Same-host peers share it:
+// each PE moves its segment into a shared-memory object at the same address and maps its
+// same-host peers' objects, so their variables are reached by load/store and CPU atomics like
+// the heap.  PEs on other hosts (every peer with KISHMEM_REMOTE=ucx) go through a UCX
+// transport registered over the segment.  Collective: every PE calls it, also alone (1 PE).
+void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, bool share) {
+    State& s = state();
+    std::vector<char*> bases(s.npes, nullptr);
+    bases[s.pe] = base;
+    bool ucx_needed = false;
+    for (routes::Path p : routes.statics) ucx_needed |= p == routes::Path::ucx;
+    if (s.npes > 1) {
+        auto own = std::make_unique<Segment>();
+        if (share && own->create_over(base, bytes) != Status::ok)
+            fatal("shmem_init", "cannot share the %zu bytes of global and static variables at %p with same-host PEs; "
+                  "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", bytes, static_cast<void*>(base));
+        std::vector<Blob> all;
+        check_status(s.boot->allgather(BlobWriter().str(share ? own->name() : std::string()).take(), &all, nullptr),
+                     "shmem_init", s.pe);
+        s.static_peers.resize(s.npes);
+        for (int r = 0; r < s.npes && share; ++r) {
+            if (r == s.pe || routes.statics[r] != routes::Path::load_store) continue;
+            std::string name = BlobReader(all[r]).str();
+            auto seg = std::make_unique<Segment>();
+            if (name.empty() || seg->attach(name, bytes) != Status::ok)
+                fatal("shmem_init", "cannot map the global and static variables of PE %d (same host); "
+                      "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", r);
+            bases[r] = static_cast<char*>(seg->base());
+            s.static_peers[r] = std::move(seg);
+        }
+        check_status(s.boot->barrier(nullptr), "shmem_init", s.pe);
+        own->unlink();
+        s.static_own = std::move(own);
+    }
+    s.static_shm = std::make_unique<ShmTransport>(bases);
+    s.route_static.assign(s.npes, s.static_shm.get());
+    if (ucx_needed) {  // the same on every PE (routes_test checks it)
+#if KISHMEM_HAVE_UCX
+        auto ucx = std::make_unique<UcxTransport>();
+        Blob blob;
+        if (ucx->open(s.thread_level == 3, 1, base, bytes, &blob) != Status::ok)
+            fatal("shmem_init", "global and static variables: UCX could not register the %zu bytes at %p; "
+                  "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", bytes, static_cast<void*>(base));
+        std::vector<Blob> all;
+        check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
+        std::vector<bool> want(s.npes, false);
+        for (int r = 0; r < s.npes; ++r) want[r] = routes.statics[r] == routes::Path::ucx;
+        check_status(ucx->connect(all, want), "shmem_init", s.pe);
+        s.static_ucx = std::move(ucx);
+        for (int r = 0; r < s.npes; ++r)
+            if (want[r]) s.route_static[r] = s.static_ucx.get();
+        s.transports.push_back(s.static_ucx.get());
+#else
+        fatal("shmem_init", "global and static variables of PEs on other hosts need UCX, and this library was built "
+              "without it; KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off");
+#endif
+    }
+    s.static_base = base;
+    s.static_size = bytes;
+    debug("global and static variables symmetric: %zu bytes at %p (%s)", bytes, static_cast<void*>(base),
+          share ? "shared with same-host PEs" : "this PE's own by load/store");
+}
+
+
+bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const routes::Config& cfg,
+                      DeviceHeapMap* map) {
+    State& s = state();
+    if (!setup.try_device_heap) return false;
+    const bool required = cfg.heap == routes::HeapMode::device;
+#if KISHMEM_HAVE_CUDA
+    int local_rank = 0;
+    for (int r = 0; r < s.pe; ++r) local_rank += s.local[r];
+    std::string why;
+    auto dh = std::make_unique<DeviceHeap>();
+    bool ok = setup.device_heap_possible;
+    if (!ok) why = "some PE is on another host (or KISHMEM_REMOTE=ucx): device heaps reach only same-host PEs so far";
+    else ok = dh->open(local_rank, heap_bytes, &why) == Status::ok;
+    // Every PE must agree: one PE without a GPU makes the whole job use host heaps (auto).
+    std::vector<Blob> all;
+    Blob handle = ok ? dh->export_blob() : Blob{};
+    check_status(s.boot->allgather(BlobWriter().u64(ok).bytes(handle.data(), handle.size()).str(why).take(), &all, nullptr),
+                 "shmem_init", s.pe);
+    for (int r = 0; r < s.npes; ++r) {
+        BlobReader rd(all[r]);
+        if (rd.u64()) continue;
+        rd.bytes();
+        std::string their = rd.str();
+        if (required) fatal("shmem_init", "KISHMEM_HEAP=device but PE %d has no usable device heap: %s", r, their.c_str());
+        debug("device heap not used: PE %d: %s", r, their.c_str());
+        return false;
+    }
+    std::vector<char*> bases(s.npes, nullptr);
+    bool sys_scope = false;
+    std::string map_failure;
+    for (int r = 0; r < s.npes && map_failure.empty(); ++r) {
+        BlobReader rd(all[r]);
+        rd.u64();
+        Blob theirs = rd.bytes();
+        if (r == s.pe) {
+            bases[r] = dh->base();
+            continue;
+        }
+        bool same_gpu = false;
+        if (dh->map_peer(theirs, &bases[r], &same_gpu, &why) != Status::ok)
+            map_failure = "cannot map the device heap of PE " + std::to_string(r) + ": " + why;
+        if (!same_gpu) sys_scope = true;
+    }
+    // Every PE must have mapped every peer; otherwise (auto) all fall back to host heaps.
+    std::vector<Blob> mapped;
+    check_status(s.boot->allgather(BlobWriter().str(map_failure).take(), &mapped, nullptr), "shmem_init", s.pe);
+    for (int r = 0; r < s.npes; ++r) {
+        std::string theirs = BlobReader(mapped[r]).str();
+        if (theirs.empty()) continue;
+        if (required)
+            fatal("shmem_init", "KISHMEM_HEAP=device but PE %d %s (CUDA IPC between these GPUs is not possible)", r,
+                  theirs.c_str());
+        warn("shmem_init", "GPU heaps not used: PE %d %s (no CUDA IPC between these GPUs); the symmetric heap is in "
+                           "host memory instead", r, theirs.c_str());
+        return false;
+    }
+    if (s.npes > device::kMaxPes)
+        fatal("shmem_init", "device heaps support up to %d PEs so far (this job has %d); set KISHMEM_HEAP=host",
+              device::kMaxPes, s.npes);
+    check_status(device_set(dh->base(), 0, device::kDevReserved), "shmem_init", s.pe);
+    s.cuda_ipc = std::make_unique<CudaIpcTransport>(bases);
+    s.base = dh->base();
+    s.size = heap_bytes;
+    s.device_heap = true;
+    s.dheap = std::move(dh);
+    map->bases = bases;
+    map->sys_scope = sys_scope;
+    debug("symmetric heap in GPU %d memory (%zu bytes)", s.dheap->device(), heap_bytes);
+    return true;
+#else
+    (void)heap_bytes, (void)map;
+    if (required) fatal("shmem_init", "KISHMEM_HEAP=device but this library was built without CUDA");
+    return false;
+#endif
+}
+
+void start_device_paths(const routes::Routes& routes, const DeviceHeapMap& map) {
+#if KISHMEM_HAVE_CUDA
+    State& s = state();
+    device::State st{};
+    st.my_pe = s.pe;
+    st.ctx_default = &kishmem_ctx_default_obj;
+    st.hang_warn_ns = s.hang_warn > 0 ? static_cast<unsigned long long>(s.hang_warn * 1e9) : 0;
+    st.hang_abort_ns = s.hang_abort > 0 ? static_cast<unsigned long long>(s.hang_abort * 1e9) : 0;
+    st.n_pes = s.npes;
+    st.initialized = 1;
+    st.heap_base = s.dheap->base();
+    st.heap_size = s.size;
+    st.sys_scope = map.sys_scope;
+    // peer() in kernels loads/stores a PE whose base is set and hands the others to the backend.
+    for (int r = 0; r < s.npes; ++r)
+        st.peer_base[r] = routes.device[r] == routes::DevicePath::load_store ? map.bases[r] : nullptr;
+    if (routes.backend != routes::DeviceBackendKind::none) {
+        DeviceBackendArgs args;
+        args.heap = s.dheap->base();
+        args.heap_bytes = s.size;
+        args.gpu = s.dheap->device();
+        args.bases = map.bases;
+        args.pe = s.pe;
+        args.npes = s.npes;
+        args.boot = s.boot.get();
+        std::string why;
+        s.device_backend = make_device_backend(routes.backend);
+        if (!s.device_backend || s.device_backend->open(args, &st, &why) != Status::ok)
+            fatal("shmem_init", "KISHMEM_REMOTE=%s: %s", routes::name(routes.backend),
+                  s.device_backend ? why.c_str() : "no such device backend in this build");
+    }
+    publish_device_state(st);
+#else
+    (void)routes, (void)map;
+#endif
+}
+
+}  // namespace kishmem

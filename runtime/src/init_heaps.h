@@ -1,0 +1,36 @@
+// The steps of shmem_init that make the symmetric regions and carry out the route decision
+// (routes.h) for them: the host segment through UCX, global variables, the GPU heap and the
+// device paths.  Called from init.cpp in that order; each is collective.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "routes.h"
+
+namespace kishmem {
+
+// UCX allocates this PE's host segment where it can map same-host heaps (then `bases` gets
+// every same-host heap as mapped here and s.ucx is open and connected to every peer); false,
+// with nothing kept, when some PE cannot (the POSIX segment stays).
+bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases);
+
+// Global and static variables as a second symmetric region, reached as routes.statics says.
+void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, bool share);
+
+// What a GPU heap made by open_device_heap maps.
+struct DeviceHeapMap {
+    std::vector<char*> bases;  // bases[pe]: pe's GPU heap as mapped here
+    bool sys_scope = false;    // some peer's heap is on another GPU (system-scope fences)
+};
+
+// A GPU heap shared through CUDA IPC, when setup allows one and every PE made one and mapped
+// every peer's (else, with KISHMEM_HEAP=auto, the host segment stays the user heap).  On
+// success the heap is the user heap (s.base, s.dheap, s.cuda_ipc) and true is returned.
+bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const routes::Config& cfg,
+                      DeviceHeapMap* map);
+
+// Kernels' paths (routes.device), the device backend routes.backend names, and the device
+// state every CUDA translation unit receives.
+void start_device_paths(const routes::Routes& routes, const DeviceHeapMap& map);
+
+}  // namespace kishmem

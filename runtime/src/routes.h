@@ -1,0 +1,69 @@
+// The route decision, in one place: pure functions from the facts about the PEs (who shares a
+// host, what could be mapped) and the configuration (KISHMEM_REMOTE, KISHMEM_HEAP, global
+// variables) to every per-peer table the runtime and the device state use.  init.cpp only
+// gathers the facts and carries the result out (opening transports, filling State); nothing
+// else decides a path.  tests/unit/test_routes.cpp runs them over every combination.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kishmem::routes {
+
+enum class Remote : uint8_t { auto_, ucx, ibgda, proxy };  // KISHMEM_REMOTE
+enum class HeapMode : uint8_t { auto_, device, host };     // KISHMEM_HEAP
+
+// How this PE reaches a peer's memory from host code.
+enum class Path : uint8_t {
+    load_store,  // mapped here (this PE, a same-host peer's POSIX or UCX-mapped segment)
+    cuda_ipc,    // a same-host GPU heap mapped through CUDA IPC (copies and atomics on the GPU)
+    ucx,         // through UCX (another host, or KISHMEM_REMOTE=ucx)
+};
+
+// How kernels of this PE reach a peer's device heap.
+enum class DevicePath : uint8_t { load_store, ibgda, proxy };
+
+// Which device backend serves kernels' operations to peers they cannot load/store.
+enum class DeviceBackendKind : uint8_t { none, ibgda, proxy };
+
+struct Config {
+    Remote remote = Remote::auto_;
+    HeapMode heap = HeapMode::auto_;
+};
+
+// Parses the variables' text; false for a value outside the choices.
+bool parse_remote(const std::string& text, Remote* out);
+bool parse_heap_mode(const std::string& text, HeapMode* out);
+const char* name(Path p);
+const char* name(DeviceBackendKind k);
+
+// Step 1, from where the PEs run: what init sets up.
+struct Setup {
+    bool need_ucx = false;         // some PE is reached through UCX (another host, or remote=ucx)
+    bool try_device_heap = false;  // try a GPU heap (KISHMEM_HEAP=auto or device)
+    bool device_heap_possible = false;  // ... which can work: every PE on this host, none over UCX
+    bool share_statics = false;    // this PE shares its global variables with same-host PEs
+};
+// local[pe]: pe runs on this host; all_one_host: every PE of the job does (the same on all PEs).
+Setup plan_setup(const std::vector<bool>& local, bool all_one_host, const Config& cfg);
+
+// Step 2, once the heaps are made: the facts init found.
+struct Facts {
+    int me = 0;
+    std::vector<bool> local;  // local[pe]: pe runs on this host (local[me] is true)
+    bool device_heap = false;  // every PE made a GPU heap and mapped every peer's (collective)
+};
+
+struct Routes {
+    std::vector<Path> heap;     // the user heap of each PE
+    std::vector<Path> sync;     // each PE's host segment (the runtime's barrier and scratch regions)
+    std::vector<Path> statics;  // each PE's global and static variables
+    std::vector<bool> p2p;      // host code may load/store pe's user heap (shmem_ptr, fast paths)
+    std::vector<DevicePath> device;  // kernels' path to each PE (only with a device heap)
+    DeviceBackendKind backend = DeviceBackendKind::none;
+    bool ucx_heap = false;      // some heap or sync path is UCX (the UCX transport over the host segment)
+    bool ucx_statics = false;   // some statics path is UCX (a UCX transport of their own)
+};
+Routes build_routes(const Facts& facts, const Config& cfg, const Setup& setup);
+
+}  // namespace kishmem::routes
