@@ -230,18 +230,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 #if KISHMEM_HAVE_CUDA
     if (s.device_heap) s.transports.push_back(s.cuda_ipc.get());
 #endif
-    if (s.routes.ucx_heap && !s.ucx) {  // UCX registers the heap this PE created (open_ucx_heap did not apply)
+    if (s.routes.ucx_heap) {
 #if KISHMEM_HAVE_UCX
-        std::vector<bool> want(s.npes, false);
-        for (int r = 0; r < s.npes; ++r)
-            want[r] = s.routes.heap[r] == routes::Path::ucx || s.routes.sync[r] == routes::Path::ucx;
-        s.ucx = std::make_unique<UcxTransport>();
-        Blob ucx_blob;
-        check_status(s.ucx->open(s.thread_level == 3, static_cast<int>(nchan), s.sync_base, s.sync_size, &ucx_blob),
-                     "shmem_init", s.pe);
-        std::vector<Blob> ucx_all;
-        check_status(s.boot->allgather(ucx_blob, &ucx_all, nullptr), "shmem_init", s.pe);
-        check_status(s.ucx->connect(ucx_all, want), "shmem_init", s.pe);
+        if (!s.ucx) open_ucx_registered(static_cast<int>(nchan));  // open_ucx_heap did not apply
 #else
         fatal("shmem_init", "PEs on several hosts (or KISHMEM_REMOTE=ucx) need UCX, and this library was built without it");
 #endif

@@ -62,6 +62,21 @@ bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases) {
 #endif
 }
 
+#if KISHMEM_HAVE_UCX
+void open_ucx_registered(int nchan) {
+    State& s = state();
+    std::vector<bool> want(s.npes, false);
+    for (int r = 0; r < s.npes; ++r)
+        want[r] = s.routes.heap[r] == routes::Path::ucx || s.routes.sync[r] == routes::Path::ucx;
+    s.ucx = std::make_unique<UcxTransport>();
+    Blob blob;
+    check_status(s.ucx->open(s.thread_level == 3, nchan, s.sync_base, s.sync_size, &blob), "shmem_init", s.pe);
+    std::vector<Blob> all;
+    check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
+    check_status(s.ucx->connect(all, want), "shmem_init", s.pe);
+}
+#endif
+
 // The executable's writable segment as a second symmetric region.  Same-host peers share it:
 // each PE moves its segment into a shared-memory object at the same address and maps its
 // same-host peers' objects, so their variables are reached by load/store and CPU atomics like

@@ -14,6 +14,10 @@ namespace kishmem {
 // with nothing kept, when some PE cannot (the POSIX segment stays).
 bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases);
 
+// UCX over the POSIX host segment this PE made: connected to the PEs routes.heap or
+// routes.sync reach through UCX (built with UCX only).
+void open_ucx_registered(int nchan);
+
 // Global and static variables as a second symmetric region, reached as routes.statics says.
 void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, bool share);
 
