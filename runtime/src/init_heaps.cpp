@@ -140,13 +140,12 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
           share ? "shared with same-host PEs" : "this PE's own by load/store");
 }
 
-
 bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const routes::Config& cfg,
                       DeviceHeapMap* map) {
-    State& s = state();
     if (!setup.try_device_heap) return false;
     const bool required = cfg.heap == routes::HeapMode::device;
 #if KISHMEM_HAVE_CUDA
+    State& s = state();
     int local_rank = 0;
     for (int r = 0; r < s.pe; ++r) local_rank += s.local[r];
     std::string why;
