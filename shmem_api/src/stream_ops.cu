@@ -4,7 +4,7 @@
 // includes the public shmem.h and defines API routines, so it belongs to shmem_api (the runtime
 // below never includes the public C API; docs/layers.md).
 #include <cuda_runtime.h>
-#include <shmem.h>
+#include <shmemx.h>  // shmem.h and the declarations of the routines below (visible: exported)
 
 #include "kishmem/log.h"
 
