@@ -134,8 +134,10 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         fatal("shmem_init", "KISHMEM_HEAP='%s': expected auto, device or host", env::heap().c_str());
     if (heap_bytes < kReserved + kAllocAlign)
         fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%zu is too small: at least %zu bytes", heap_bytes, kReserved + kAllocAlign);
-    s.hang_warn = env::hang_warn();
-    s.hang_abort = env::hang_abort();
+    WaitPolicy& waits = wait_policy();
+    waits.hang_warn = env::hang_warn();
+    waits.hang_abort = env::hang_abort();
+    waits.progress = rt::progress;
     s.thread_level = requested < 0 ? 0 : (requested > 3 ? 3 : requested);
 
     s.boot = given ? std::move(given) : bootstrap_open();
@@ -268,8 +270,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 
     std::string y = env::yield();
     bool yy = false;
-    if (y == "auto") s.yield = oversubscribed(masks, s.local);
-    else if (env::parse_bool(y.c_str(), &yy)) s.yield = yy;
+    if (y == "auto") waits.yield = oversubscribed(masks, s.local);
+    else if (env::parse_bool(y.c_str(), &yy)) waits.yield = yy;
     else fatal("shmem_init", "KISHMEM_YIELD='%s': expected auto, 1 or 0", y.c_str());
 
     // Channels a context can own: the most any transport in use keeps apart (a transport with

@@ -222,8 +222,9 @@ void start_device_paths(const routes::Routes& routes, const DeviceHeapMap& map) 
     device::State st{};
     st.my_pe = s.pe;
     st.ctx_default = &kishmem_ctx_default_obj;
-    st.hang_warn_ns = s.hang_warn > 0 ? static_cast<unsigned long long>(s.hang_warn * 1e9) : 0;
-    st.hang_abort_ns = s.hang_abort > 0 ? static_cast<unsigned long long>(s.hang_abort * 1e9) : 0;
+    const WaitPolicy& waits = wait_policy();
+    st.hang_warn_ns = waits.hang_warn > 0 ? static_cast<unsigned long long>(waits.hang_warn * 1e9) : 0;
+    st.hang_abort_ns = waits.hang_abort > 0 ? static_cast<unsigned long long>(waits.hang_abort * 1e9) : 0;
     st.n_pes = s.npes;
     st.initialized = 1;
     st.heap_base = s.dheap->base();

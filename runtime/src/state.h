@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "kishmem/runtime.h"
 #include "kishmem/team.h"
 #include "heap/allocator.h"
 #include "heap/segment.h"
@@ -102,9 +103,6 @@ struct State {
     uint64_t team_slots_used = 0;  // bit t: team region t belongs to a live team of this PE
     std::vector<int> chan_refs;    // live contexts on channel c (channel 0: the default context)
     int nchan = 1;
-    bool yield = false;
-    double hang_warn = 0;
-    double hang_abort = 0;
     bool initialized = false;
     bool finalized = false;
 };

@@ -1,22 +1,12 @@
 // Barriers and waiting.  The barrier is a dissemination over the transports themselves (not the
 // launcher's fence): ceil(log2 N) rounds, in round r PE i signals PE i+2^r.  Each signal carries
 // a min/max pair, so the same code checks that collective calls agree on their arguments.
-#include <sched.h>
-
-#include <chrono>
 #include <cstdio>
 
 #include "kishmem/env.h"
 #include "state.h"
 
 namespace kishmem {
-
-namespace {
-double now_s() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
 
 namespace {
 inline uint64_t combine(ReduceOp op, uint64_t a, uint64_t b) {
@@ -84,30 +74,6 @@ void team_sync(kishmem_team* t, const char* call) {
     static const ReduceOp ops[4] = {ReduceOp::min, ReduceOp::min, ReduceOp::min, ReduceOp::min};
     uint64_t w[4] = {0, 0, 0, 0};
     team_allreduce(t, call, w, ops);
-}
-
-void Waiter::spin() {
-    State& s = state();
-    progress();
-    // Yield only where this host's PEs outnumber the cores they may run on together (or
-    // KISHMEM_YIELD=1): a PE with a core of its own keeps spinning, however long it waits.
-    if (s.yield) sched_yield();
-    if ((++count_ & 1023) != 0) return;
-    if (s.hang_warn <= 0 && s.hang_abort <= 0) return;
-    double t = now_s();
-    if (start_ == 0) {
-        start_ = t;
-        return;
-    }
-    double waited = t - start_;
-    char what[256];
-    std::snprintf(what, sizeof what, fmt_, a_, b_, c_);
-    if (s.hang_abort > 0 && waited >= s.hang_abort)
-        fatal(call_, "waited %.0f s for %s; aborting (KISHMEM_HANG_ABORT=%g)", waited, what, s.hang_abort);
-    if (!warned_ && s.hang_warn > 0 && waited >= s.hang_warn) {
-        warned_ = true;
-        warn(call_, "has waited %.0f s for %s (still waiting; KISHMEM_HANG_ABORT=N aborts after N s)", waited, what);
-    }
 }
 
 }  // namespace kishmem::rt

@@ -20,17 +20,9 @@ import tempfile
 SOURCE_EXT = (".h", ".hpp", ".cuh", ".inc", ".def", ".c", ".cc", ".cpp", ".cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
-# Known wrong-way includes, each (including file, included file), to be removed: the transports
-# still reach the runtime core through its surface runtime.h (the cycle core -> transport ->
-# core): for AmoOp, which the base layer now has (kishmem/amo_op.h), and for rt::Waiter, which
-# UCX's waits use.  Nothing may be added here.  An entry that no longer matches is reported so
-# that it can be deleted.
-ALLOWED = {
-    # to be removed: the Transport interface takes AmoOp (and, through ucx.h, rt::Waiter) from runtime.h
-    ("runtime/src/transport/transport.h", "runtime/include/kishmem/runtime.h"),
-    # to be removed: local atomics need only AmoOp (kishmem/amo_op.h)
-    ("runtime/src/transport/amo_local.h", "runtime/include/kishmem/runtime.h"),
-}
+# Known wrong-way includes, each (including file, included file): none are left (the transports
+# take AmoOp and Waiter from the base layer).  Nothing may be added here.
+ALLOWED = set()
 
 
 class MapError(Exception):

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kishmem/amo_op.h"
+#include "kishmem/waiter.h"
 #include "kishmem/team.h"
 
 namespace kishmem::rt {
@@ -136,22 +137,7 @@ void sync_all();     // barrier only
 // Lets software transports serve peers.  Called by every wait loop.
 void progress();
 
-// A bounded-spin wait helper: calls progress, yields when PEs outnumber cores, and warns /
-// aborts per KISHMEM_HANG_WARN / KISHMEM_HANG_ABORT naming `call` and what it waits for:
-// `what_fmt` formatted with a, b, c (as long long: use %lld / %llx) only when it is said.
-class Waiter {
-public:
-    Waiter(const char* call, const char* what_fmt, long long a = 0, long long b = 0, long long c = 0)
-        : call_(call), fmt_(what_fmt), a_(a), b_(b), c_(c) {}
-    void spin();  // call once per unsuccessful poll
-
-private:
-    const char* call_;
-    const char* fmt_;
-    long long a_, b_, c_;
-    unsigned count_ = 0;
-    double start_ = 0;
-    bool warned_ = false;
-};
+// The wait helper (kishmem/waiter.h), under its runtime name.
+using kishmem::Waiter;
 
 }  // namespace kishmem::rt

@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "kishmem/runtime.h"
+#include "kishmem/amo_op.h"
 
 namespace kishmem {
 

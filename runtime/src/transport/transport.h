@@ -7,9 +7,10 @@
 #include <memory>
 #include <vector>
 
-#include "kishmem/runtime.h"
 #include "../blob.h"
+#include "kishmem/amo_op.h"
 #include "kishmem/log.h"
+#include "kishmem/waiter.h"
 
 namespace kishmem {
 

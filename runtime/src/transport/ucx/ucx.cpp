@@ -124,7 +124,7 @@ Status UcxTransport::wait(ucs_status_ptr_t req, const char* what, int pe) {
     // Every worker progresses: over tcp a peer blocked on another channel needs this PE to serve it.
     if ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         // A peer that stops serving (software RMA over tcp) is named, as in every other wait.
-        rt::Waiter w(what, "PE %lld to complete a UCX operation (is it serving its peers?)", pe);
+        Waiter w(what, "PE %lld to complete a UCX operation (is it serving its peers?)", pe);
         while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) w.spin();
     }
     ucp_request_free(req);

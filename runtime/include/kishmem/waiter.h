@@ -1,0 +1,35 @@
+// Waiting, for every layer that waits (the runtime's barriers and waits, UCX requests): a
+// base-layer helper, so that transports need not reach back into the runtime core.  The core
+// fills the WaitPolicy at init: its progress function (every transport serves its peers while
+// anyone waits), whether to yield the CPU, and the hang bounds.
+#pragma once
+
+namespace kishmem {
+
+struct WaitPolicy {
+    void (*progress)() = nullptr;  // called on every spin (nullptr: nothing to progress)
+    bool yield = false;            // this host's PEs outnumber their CPUs: give the CPU away
+    double hang_warn = 0;          // seconds before a wait says what it waits for (0: never)
+    double hang_abort = 0;         // seconds before a wait aborts the job (0: never)
+};
+WaitPolicy& wait_policy();
+
+// A bounded-spin wait: progresses, yields where the policy says, and warns / aborts per
+// KISHMEM_HANG_WARN / KISHMEM_HANG_ABORT naming `call` and what it waits for: `what_fmt`
+// formatted with a, b, c (as long long: use %lld / %llx) only when it is said.
+class Waiter {
+public:
+    Waiter(const char* call, const char* what_fmt, long long a = 0, long long b = 0, long long c = 0)
+        : call_(call), fmt_(what_fmt), a_(a), b_(b), c_(c) {}
+    void spin();  // call once per unsuccessful poll
+
+private:
+    const char* call_;
+    const char* fmt_;
+    long long a_, b_, c_;
+    unsigned count_ = 0;
+    double start_ = 0;
+    bool warned_ = false;
+};
+
+}  // namespace kishmem

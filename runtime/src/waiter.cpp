@@ -1,0 +1,42 @@
+#include "kishmem/waiter.h"
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "kishmem/log.h"
+
+namespace kishmem {
+
+WaitPolicy& wait_policy() {
+    static WaitPolicy p;
+    return p;
+}
+
+void Waiter::spin() {
+    const WaitPolicy& p = wait_policy();
+    if (p.progress) p.progress();
+    // Yield only where this host's PEs outnumber the cores they may run on together (or
+    // KISHMEM_YIELD=1): a PE with a core of its own keeps spinning, however long it waits.
+    if (p.yield) sched_yield();
+    if ((++count_ & 1023) != 0) return;
+    if (p.hang_warn <= 0 && p.hang_abort <= 0) return;
+    using namespace std::chrono;
+    const double t = duration<double>(steady_clock::now().time_since_epoch()).count();
+    if (start_ == 0) {
+        start_ = t;
+        return;
+    }
+    const double waited = t - start_;
+    char what[256];
+    std::snprintf(what, sizeof what, fmt_, a_, b_, c_);
+    if (p.hang_abort > 0 && waited >= p.hang_abort)
+        fatal(call_, "waited %.0f s for %s; aborting (KISHMEM_HANG_ABORT=%g)", waited, what, p.hang_abort);
+    if (!warned_ && p.hang_warn > 0 && waited >= p.hang_warn) {
+        warned_ = true;
+        warn(call_, "has waited %.0f s for %s (still waiting; KISHMEM_HANG_ABORT=N aborts after N s)", waited, what);
+    }
+}
+
+}  // namespace kishmem
