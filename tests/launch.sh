@@ -25,7 +25,9 @@ KISHMEM_TEST_FAIL='FAIL: |Fatal:|exited on signal'
 usage() {
   cat >&2 <<'USAGE'
 usage: tests/launch.sh [CHECKS] LAUNCHER NP TIMEOUT_S -- EXE [ARGS...]
-  LAUNCHER   mpirun | srun | none (EXE runs directly as one process; NP must be 1)
+  LAUNCHER   mpirun | mpirun-default | srun | none (EXE runs directly as one process; NP must be 1);
+             mpirun starts without binding (--bind-to none), mpirun-default with mpirun's own
+             placement, as users launch (binding to cores where the PEs fit)
   NP         number of processes (PEs)
   TIMEOUT_S  wall-clock limit in seconds; the run is killed after it
 CHECKS (with any of them, the exit status is the verdict: 0 pass, 1 fail, 77 skip):
@@ -81,6 +83,10 @@ case $LAUNCHER in
   mpirun)
     command -v mpirun >/dev/null || { echo "launch.sh: mpirun not found (install openmpi-bin)" >&2; exit 2; }
     cmd=(mpirun -np "$NP" --oversubscribe --bind-to none "$@")
+    ;;
+  mpirun-default)
+    command -v mpirun >/dev/null || { echo "launch.sh: mpirun not found (install openmpi-bin)" >&2; exit 2; }
+    cmd=(mpirun -np "$NP" "$@")
     ;;
   none)
     (( NP == 1 )) || { echo "launch.sh: LAUNCHER none runs one process, got NP=$NP" >&2; exit 2; }

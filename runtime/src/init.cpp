@@ -12,6 +12,7 @@
 #include "kishmem/env.h"
 #include "kishmem/team.h"
 #include "heap/static_segment.h"
+#include "affinity.h"
 #include "init_heaps.h"
 #include "routes.h"
 #include "kishmem/device/state.h"
@@ -41,37 +42,6 @@ void abort_job(int status, const char* message) {
     State& s = state();
     if (s.boot) s.boot->abort(status, message);
     std::_Exit(status ? status : 1);
-}
-
-// The CPUs this process may run on, as bytes for the bootstrap exchange (all online CPUs when
-// the mask cannot be read).
-Blob affinity_blob() {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        CPU_ZERO(&set);
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
-    }
-    const auto* p = reinterpret_cast<const uint8_t*>(&set);
-    return Blob(p, p + sizeof set);
-}
-
-// KISHMEM_YIELD=auto: the host is oversubscribed when its PEs outnumber the CPUs they may run
-// on together (the union of their affinity masks).  PEs bound one to a core (mpirun's default)
-// then spin on their own cores; PEs squeezed onto fewer cores than there are PEs yield.
-bool oversubscribed(const std::vector<Blob>& masks, const std::vector<bool>& local) {
-    cpu_set_t all;
-    CPU_ZERO(&all);
-    int nlocal = 0;
-    for (std::size_t r = 0; r < masks.size(); ++r) {
-        if (!local[r]) continue;
-        ++nlocal;
-        cpu_set_t m;
-        CPU_ZERO(&m);
-        std::memcpy(&m, masks[r].data(), std::min(masks[r].size(), sizeof m));
-        CPU_OR(&all, &all, &m);
-    }
-    return nlocal > CPU_COUNT(&all);
 }
 
 void print_info(bool all) {
@@ -270,9 +240,12 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 
     std::string y = env::yield();
     bool yy = false;
-    if (y == "auto") waits.yield = oversubscribed(masks, s.local);
+    const int spare_cpus = cpus_shared_by_pes(masks, s.local);
+    if (y == "auto") waits.yield = spare_cpus < 0;
     else if (env::parse_bool(y.c_str(), &yy)) waits.yield = yy;
     else fatal("shmem_init", "KISHMEM_YIELD='%s': expected auto, 1 or 0", y.c_str());
+    debug("waits %s (KISHMEM_YIELD=%s; %d same-host PEs, %d CPUs in their affinity masks together)",
+          waits.yield ? "yield the CPU" : "spin", y.c_str(), nlocal, nlocal + spare_cpus);
 
     // Channels a context can own: the most any transport in use keeps apart (a transport with
     // fewer maps channel c to c % its count).
