@@ -25,7 +25,7 @@ KISHMEM_TEST_FAIL='FAIL: |Fatal:|exited on signal'
 usage() {
   cat >&2 <<'USAGE'
 usage: tests/launch.sh [CHECKS] LAUNCHER NP TIMEOUT_S -- EXE [ARGS...]
-  LAUNCHER   mpirun | mpirun-default | srun | none (EXE runs directly as one process; NP must be 1);
+  LAUNCHER   mpirun | mpirun-default | srun | srun-nokill | none (EXE runs directly as one process; NP must be 1);
              mpirun starts without binding (--bind-to none), mpirun-default with mpirun's own
              placement, as users launch (binding to cores where the PEs fit)
   NP         number of processes (PEs)
@@ -92,7 +92,7 @@ case $LAUNCHER in
     (( NP == 1 )) || { echo "launch.sh: LAUNCHER none runs one process, got NP=$NP" >&2; exit 2; }
     cmd=("$@")
     ;;
-  srun)
+  srun|srun-nokill)
     # A missing config makes sinfo retry for 60 s and a dead controller for ~9 s: check the
     # file and `scontrol ping` (immediate) first.
     if [[ -z ${SLURM_CONF:-} || ! -r ${SLURM_CONF:-} ]] || ! command -v srun >/dev/null ||
@@ -102,7 +102,10 @@ case $LAUNCHER in
     fi
     # -O: more tasks than CPUs; -K1: one failed task ends the step (as mpirun does);
     # -t: Slurm's own backstop should srun itself be killed.
-    cmd=(srun --mpi=pmix -O --export=ALL -K1 -J "$JOBNAME" -t $(( (TMO + 59) / 60 + 1 ))
+    # srun-nokill: Slurm's default (-K0), a task that ends does not end the step.
+    kill_on_bad_exit=-K1
+    [[ $LAUNCHER == srun-nokill ]] && kill_on_bad_exit=-K0
+    cmd=(srun --mpi=pmix -O --export=ALL "$kill_on_bad_exit" -J "$JOBNAME" -t $(( (TMO + 59) / 60 + 1 ))
          -n "$NP" "$@")
     ;;
   *)
@@ -139,7 +142,7 @@ timed_out=0
 if (( rc == 124 || rc == 137 )) && (( SECONDS - start >= TMO )); then
   timed_out=1
   echo "TIMEOUT: $LAUNCHER -np $NP $EXE killed after $TMO s" >&2
-  if [[ $LAUNCHER == srun ]]; then
+  if [[ $LAUNCHER == srun* ]]; then
     # srun may have died before it could end its step; make sure the job is gone.
     timeout 10 scancel -n "$JOBNAME" >/dev/null 2>&1 || true
   fi

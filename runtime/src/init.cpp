@@ -1,5 +1,6 @@
 // shmem_init / shmem_finalize: bootstrap, heap segments, route table, transports.
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <set>
 
+#include "bootstrap/liveness.h"
 #include "kishmem/config.h"
 #include "kishmem/env.h"
 #include "kishmem/team.h"
@@ -38,8 +40,26 @@ void publish_device_state(const device::State& st);
 
 namespace {
 
+// Says to same-host peers how this PE ends (liveness.h), in its own host segment.
+void mark_end(liveness::Mark how) {
+    State& s = state();
+    if (s.sync_base && s.sync_size > kLifeMarkOffset)
+        __atomic_store_n(reinterpret_cast<uint64_t*>(s.sync_base + kLifeMarkOffset), static_cast<uint64_t>(how),
+                         __ATOMIC_RELEASE);
+}
+
+// The job ends on an error: nothing of this PE may stay behind in /dev/shm, whether or not its
+// peers mapped it already.
+void unlink_own_segments() {
+    State& s = state();
+    if (s.own) s.own->unlink();
+    if (s.static_own) s.static_own->unlink();
+}
+
 void abort_job(int status, const char* message) {
     State& s = state();
+    mark_end(liveness::aborting);
+    unlink_own_segments();
     if (s.boot) s.boot->abort(status, message);
     std::_Exit(status ? status : 1);
 }
@@ -56,6 +76,19 @@ void print_info(bool all) {
 }
 
 // Which PEs share this host: the launcher's word where it gives one, else equal host names.
+// The pid namespace of this process (pids are compared only within one).
+uint64_t pid_namespace() {
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
+}
+
+// exit() or a return from main without shmem_finalize: same-host peers that wait for this PE
+// learn why it is gone (liveness.h); the launcher sees an abnormal end (bootstrap).
+void left_without_finalize() {
+    State& s = state();
+    if (s.initialized && !s.finalized) mark_end(liveness::left);
+}
+
 std::vector<bool> find_local(const Bootstrap& b, const std::vector<std::string>& hosts) {
     std::vector<bool> local(b.size(), false);
     if (!b.local_ranks().empty()) {
@@ -108,6 +141,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     waits.hang_warn = env::hang_warn();
     waits.hang_abort = env::hang_abort();
     waits.progress = rt::progress;
+    waits.watch = liveness::check;
     s.thread_level = requested < 0 ? 0 : (requested > 3 ? 3 : requested);
 
     s.boot = given ? std::move(given) : bootstrap_open();
@@ -139,10 +173,13 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
                     .str(env::heap())
                     .u64(static_bytes)
                     .bytes(affinity.data(), affinity.size())
+                    .u64(static_cast<uint64_t>(getpid()))
+                    .u64(pid_namespace())
                     .take();
     std::vector<Blob> all;
     check_status(s.boot->allgather(mine, &all, nullptr), "shmem_init", s.pe);
     std::vector<std::string> hosts(s.npes), names(s.npes);
+    std::vector<pid_t> pids(s.npes, 0);
     bool all_one_host = true;
     for (int r = 0; r < s.npes; ++r) {
         BlobReader rd(all[r]);
@@ -152,6 +189,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         std::string heap_mode = rd.str();
         if (rd.u64() != static_bytes) static_bytes = 0;  // not the same executable everywhere
         masks[r] = rd.bytes();
+        pids[r] = static_cast<pid_t>(rd.u64());
+        if (rd.u64() != pid_namespace()) pids[r] = 0;  // not a pid this PE can look at
         if (!rd.at_end()) fatal("shmem_init", "malformed bootstrap data from PE %d", r);
         if (heap_mode != env::heap())
             fatal("shmem_init", "PE %d has KISHMEM_HEAP=%s, this PE %s: set it alike on every PE", r, heap_mode.c_str(),
@@ -163,6 +202,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         if (nlocal ? nlocal != static_cast<uint64_t>(s.npes) : hosts[r] != hosts[0]) all_one_host = false;
     }
     s.local = find_local(*s.boot, hosts);
+    for (int r = 0; r < s.npes; ++r)
+        if (!s.local[r] || r == s.pe) pids[r] = 0;
+    liveness::set_pids(pids);
     const routes::Setup setup = routes::plan_setup(s.local, all_one_host, cfg);
     const bool need_ucx = setup.need_ucx;
     const long nchan = env::ucx_channels();
@@ -189,6 +231,10 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         s.own->unlink();
     }
     s.shm = std::make_unique<ShmTransport>(bases);
+    std::vector<const volatile uint64_t*> marks(s.npes, nullptr);
+    for (int r = 0; r < s.npes; ++r)
+        if (bases[r] && r != s.pe) marks[r] = reinterpret_cast<const volatile uint64_t*>(bases[r] + kLifeMarkOffset);
+    liveness::set_marks(marks);
 
     // The route decision (routes.cpp), carried out: the GPU heap if there is one, the tables,
     // UCX where a table says so, global variables, the device paths.
@@ -266,6 +312,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     g_hot.static_base = s.static_base;
     g_hot.static_size = s.static_size;
     s.initialized = g_hot.initialized = true;
+    static bool exit_hook = false;
+    if (!exit_hook) exit_hook = std::atexit(left_without_finalize) == 0;
     // Nobody may write into a peer's sync slots before that peer zeroed them.
     check_status(s.boot->barrier([] { progress(); }), "shmem_init", s.pe);
     if (s.pe == 0 && (env::info() || env::version())) print_info(env::info());
@@ -284,12 +332,16 @@ void finalize() {
     // What kernels posted lands while every target heap still exists.
     if (s.device_backend) s.device_backend->drain();
 #endif
+    s.boot->set_call("shmem_finalize");
     barrier_all();
     // The barrier's own flags may still be in flight: complete them while every PE keeps
     // serving its peers, then nothing is in flight towards anyone and transports can close.
     quiet_all();
     check_status(s.boot->barrier([] { progress(); }), "shmem_finalize", s.pe);
     for (Transport* t : s.transports) t->close();
+    // From here on peers leave normally: a PE that the last fence let go may be gone before
+    // this one sees the fence complete.
+    liveness::stop();
     check_status(s.boot->barrier(nullptr), "shmem_finalize", s.pe);
 #if KISHMEM_HAVE_UCX
     s.ucx.reset();
@@ -332,6 +384,8 @@ void global_exit(int status) {
     std::fflush(stdout);
     std::fflush(stderr);
     State& s = state();
+    mark_end(liveness::aborting);
+    unlink_own_segments();
     if (s.boot) s.boot->abort(status, "shmem_global_exit");
     std::_Exit(status);
 }

@@ -89,7 +89,9 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
     bool ucx_needed = false;
     for (routes::Path p : routes.statics) ucx_needed |= p == routes::Path::ucx;
     if (s.npes > 1) {
-        auto own = std::make_unique<Segment>();
+        // Held by the state at once, so that an error path (fatal) finds it to unlink.
+        s.static_own = std::make_unique<Segment>();
+        Segment* own = s.static_own.get();
         if (share && own->create_over(base, bytes) != Status::ok)
             fatal("shmem_init", "cannot share the %zu bytes of global and static variables at %p with same-host PEs; "
                   "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", bytes, static_cast<void*>(base));
@@ -109,7 +111,6 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
         }
         check_status(s.boot->barrier(nullptr), "shmem_init", s.pe);
         own->unlink();
-        s.static_own = std::move(own);
     }
     s.static_shm = std::make_unique<ShmTransport>(bases);
     s.route_static.assign(s.npes, s.static_shm.get());

@@ -43,6 +43,11 @@ constexpr std::size_t kAllocAlign = 64;
 constexpr int kTeamSlotWorld = 0;
 constexpr int kTeamSlotShared = 1;
 constexpr int kTeamSlotActiveSets = kMaxTeams - 1;  // scratch of the deprecated active-set routines
+// This PE's word about its own end (liveness::Mark: running, aborting, left without
+// shmem_finalize), read by same-host peers whose wait finds this PE's process gone: the world
+// team's dissemination slot of parity 1 and the last round, which only a job of more than 2^31
+// PEs would use.
+constexpr std::size_t kLifeMarkOffset = kTeamSlotWorld * kTeamRegion + (2 * kMaxRounds - 1) * kSlotBytes;
 
 // One dissemination slot: the sender writes w[], then (ordered after) seq = epoch.
 struct SyncSlot {

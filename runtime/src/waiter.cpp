@@ -21,22 +21,38 @@ void Waiter::spin() {
     // KISHMEM_YIELD=1): a PE with a core of its own keeps spinning, however long it waits.
     if (p.yield) sched_yield();
     if ((++count_ & 1023) != 0) return;
-    if (p.hang_warn <= 0 && p.hang_abort <= 0) return;
+    if (p.hang_warn <= 0 && p.hang_abort <= 0 && !p.watch) return;
     using namespace std::chrono;
     const double t = duration<double>(steady_clock::now().time_since_epoch()).count();
     if (start_ == 0) {
         start_ = t;
+        next_watch_ = t + 1.0;
         return;
     }
-    const double waited = t - start_;
     char what[256];
-    std::snprintf(what, sizeof what, fmt_, a_, b_, c_);
-    if (p.hang_abort > 0 && waited >= p.hang_abort)
+    if (p.watch && t >= next_watch_) {
+        next_watch_ = t + 1.0;
+        describe(what, sizeof what);
+        p.watch(call_, what);
+    }
+    const double waited = t - start_;
+    if (p.hang_warn <= 0 && p.hang_abort <= 0) return;
+    if (p.hang_abort > 0 && waited >= p.hang_abort) {
+        describe(what, sizeof what);
         fatal(call_, "waited %.0f s for %s; aborting (KISHMEM_HANG_ABORT=%g)", waited, what, p.hang_abort);
+    }
     if (!warned_ && p.hang_warn > 0 && waited >= p.hang_warn) {
         warned_ = true;
+        describe(what, sizeof what);
         warn(call_, "has waited %.0f s for %s (still waiting; KISHMEM_HANG_ABORT=N aborts after N s)", waited, what);
     }
+}
+
+void Waiter::describe(char* out, unsigned long n) const {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    std::snprintf(out, n, fmt_, a_, b_, c_);
+#pragma GCC diagnostic pop
 }
 
 }  // namespace kishmem

@@ -11,6 +11,9 @@ struct WaitPolicy {
     bool yield = false;            // this host's PEs outnumber their CPUs: give the CPU away
     double hang_warn = 0;          // seconds before a wait says what it waits for (0: never)
     double hang_abort = 0;         // seconds before a wait aborts the job (0: never)
+    // Called about once a second while a wait lasts, with the call and what it waits for: ends
+    // the job when a peer or the launcher is gone (nullptr: nothing to watch).
+    void (*watch)(const char* call, const char* what) = nullptr;
 };
 WaitPolicy& wait_policy();
 
@@ -22,6 +25,8 @@ public:
     Waiter(const char* call, const char* what_fmt, long long a = 0, long long b = 0, long long c = 0)
         : call_(call), fmt_(what_fmt), a_(a), b_(b), c_(c) {}
     void spin();  // call once per unsuccessful poll
+    // What is awaited, in words (the format filled in).
+    void describe(char* out, unsigned long n) const;
 
 private:
     const char* call_;
@@ -29,6 +34,7 @@ private:
     long long a_, b_, c_;
     unsigned count_ = 0;
     double start_ = 0;
+    double next_watch_ = 0;
     bool warned_ = false;
 };
 

@@ -31,8 +31,12 @@ public:
     // is a successful end).  Errors pass a non-zero status.
     [[noreturn]] virtual void abort(int status, const char* message) = 0;
     virtual void finalize() = 0;
+    // The API call the bootstrap's waits are part of (named in their messages).
+    void set_call(const char* call) { call_ = call; }
+    const char* call() const { return call_; }
 
 protected:
+    const char* call_ = "shmem_init";
     int rank_ = 0;
     int size_ = 1;
     std::vector<int> local_ranks_;

@@ -1,15 +1,21 @@
 // PMIx bootstrap: allgather = put + commit + fence(collect data) + get from every rank.  The
 // fence always collects data, so it is a real barrier also under Slurm's tree fence.  It runs
-// non-blocking so that the caller's progress function keeps software transports alive.
+// non-blocking so that the caller's progress function keeps software transports alive, and
+// is watched like every other wait: KISHMEM_HANG_WARN / KISHMEM_HANG_ABORT and the liveness
+// checks (liveness.h) apply to it.  The launcher's events about terminated processes and a lost
+// server connection are passed to the liveness checks.
 #include <pmix.h>
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
 
 #include "bootstrap.h"
+#include "kishmem/waiter.h"
+#include "liveness.h"
 
 namespace kishmem {
 namespace {
@@ -41,9 +47,18 @@ public:
             while (std::getline(ss, item, ',')) local_ranks_.push_back(std::stoi(item));
         }
         if (val) PMIX_VALUE_RELEASE(val);
+        liveness::start(rank_, size_, me_.nspace, local_ranks_);
+        watch_events();
         return true;
     }
-    ~Pmix() override { finalize(); }
+    // Not finalized: the program ends (exit, return from main) without shmem_finalize.  PMIx is
+    // left as it is, so that the launcher sees an abnormal end and ends the job (Slurm's and
+    // Open MPI's servers both do within a few seconds), instead of the peers waiting forever.
+    ~Pmix() override {
+        if (initialized_ && !aborting_)
+            std::fprintf(stderr, "kishmem: PE %d: warning: the program ends without shmem_finalize; the other PEs "
+                         "and the launcher will take this PE as gone\n", rank_);
+    }
 
     const char* name() const override { return "pmix"; }
 
@@ -81,6 +96,8 @@ public:
     }
 
     void abort(int status, const char* message) override {
+        aborting_ = true;
+        liveness::stop();
         if (initialized_) PMIx_Abort(status, message, nullptr, 0);
         std::_Exit(status);
     }
@@ -88,10 +105,51 @@ public:
     void finalize() override {
         if (!initialized_) return;
         initialized_ = false;
+        liveness::stop();
+        if (handler_ >= 0) PMIx_Deregister_event_handler(static_cast<size_t>(handler_), nullptr, nullptr);
         PMIx_Finalize(nullptr, 0);
     }
 
 private:
+    // What the launcher says about processes of this job that ended, and about its own end.
+    static void on_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info_t info[], size_t ninfo,
+                         pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
+        int pe = source ? static_cast<int>(source->rank) : -1;
+        for (size_t i = 0; i < ninfo; ++i)
+            if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC)
+                pe = static_cast<int>(info[i].value.data.proc->rank);
+        char why[160];
+        if (status == PMIX_ERR_LOST_CONNECTION) {
+            liveness::report(-1, "the connection to the launcher's PMIx server was lost");
+        } else if (pe >= 0 && static_cast<uint32_t>(pe) != PMIX_RANK_WILDCARD) {
+            std::snprintf(why, sizeof why, "the launcher reports: %s", PMIx_Error_string(status));
+            liveness::report(pe, why);
+        }
+        if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
+    }
+    void watch_events() {
+        pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED, PMIX_ERR_PROC_ABORTING, PMIX_EVENT_PROC_TERMINATED,
+                                 PMIX_ERR_LOST_CONNECTION};
+        struct Reg {
+            std::atomic<bool> done{false};
+            size_t id = 0;
+            pmix_status_t status = PMIX_SUCCESS;
+        };
+        auto* reg = new Reg;  // the callback may come after a timeout here: never freed then
+        auto cb = [](pmix_status_t status, size_t id, void* arg) {
+            auto* r = static_cast<Reg*>(arg);
+            r->status = status;
+            r->id = id;
+            r->done.store(true, std::memory_order_release);
+        };
+        PMIx_Register_event_handler(codes, sizeof codes / sizeof codes[0], nullptr, 0, on_event, cb, reg);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (!reg->done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) sched_yield();
+        if (!reg->done.load(std::memory_order_acquire)) return;
+        if (reg->status == PMIX_SUCCESS) handler_ = static_cast<long>(reg->id);
+        delete reg;
+    }
+
     pmix_status_t fence(const std::function<void()>& progress) {
         struct Done {
             std::atomic<bool> flag{false};
@@ -115,9 +173,31 @@ private:
             PMIX_INFO_DESTRUCT(&info);
             return rc;
         }
-        while (!done.flag.load(std::memory_order_acquire)) {
+        // Not a kishmem::Waiter: its progress hook serves the transports, which shmem_finalize
+        // has closed before its last fence.  The same bounds and checks, by hand.
+        const WaitPolicy& p = wait_policy();
+        using clock = std::chrono::steady_clock;
+        const auto start = clock::now();
+        auto next = start + std::chrono::seconds(1);
+        bool warned = false;
+        char what[128];
+        std::snprintf(what, sizeof what, "every PE's bootstrap data (PMIx fence %u of %d PEs)", seq_ - 1, size_);
+        for (unsigned n = 0; !done.flag.load(std::memory_order_acquire); ++n) {
             if (progress) progress();
             else sched_yield();
+            if ((n & 15) != 15) continue;
+            const auto t = clock::now();
+            if (t < next) continue;
+            next = t + std::chrono::seconds(1);
+            if (p.watch) p.watch(call(), what);
+            const double waited = std::chrono::duration<double>(t - start).count();
+            if (p.hang_abort > 0 && waited >= p.hang_abort)
+                fatal(call(), "waited %.0f s for %s; aborting (KISHMEM_HANG_ABORT=%g)", waited, what, p.hang_abort);
+            if (!warned && p.hang_warn > 0 && waited >= p.hang_warn) {
+                warned = true;
+                warn(call(), "has waited %.0f s for %s (still waiting; KISHMEM_HANG_ABORT=N aborts after N s)", waited,
+                     what);
+            }
         }
         PMIX_INFO_DESTRUCT(&info);
         return done.status;
@@ -125,6 +205,8 @@ private:
 
     pmix_proc_t me_{};
     bool initialized_ = false;
+    bool aborting_ = false;
+    long handler_ = -1;
     unsigned seq_ = 0;
 };
 

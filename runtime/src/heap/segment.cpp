@@ -13,13 +13,28 @@
 namespace kishmem {
 
 Segment::~Segment() {
-    if (owner_) unlink();
+    unlink();
     if (base_ && !keep_mapping_) munmap(base_, size_);
 }
 
 namespace {
-// A new POSIX shared-memory object of `bytes` with a random name (0600); -1 on failure (said).
+// A new shared-memory object of `bytes`; -1 on failure (said).  Preferably an anonymous memfd
+// that peers open as /proc/PID/fd/N while this process keeps it open: it has no name anywhere,
+// so nothing can stay behind, whatever ends the job.  Where memfd_create is missing, a POSIX
+// shared-memory object with a random name (0600), which the caller unlinks.
 int open_new(std::size_t bytes, std::string* out_name) {
+    int mfd = memfd_create("kishmem-heap", MFD_CLOEXEC);
+    if (mfd >= 0) {
+        char path[64];
+        std::snprintf(path, sizeof path, "/proc/%d/fd/%d", static_cast<int>(getpid()), mfd);
+        if (fchmod(mfd, 0600) != 0 || ftruncate(mfd, static_cast<off_t>(bytes)) != 0) {
+            warn("shmem_init", "cannot size a shared segment to %zu bytes: %s", bytes, std::strerror(errno));
+            close(mfd);
+            return -1;
+        }
+        *out_name = path;
+        return mfd;
+    }
     unsigned char rnd[12];
     if (getrandom(rnd, sizeof rnd, 0) != static_cast<ssize_t>(sizeof rnd)) {
         warn("shmem_init", "getrandom failed: %s", std::strerror(errno));
@@ -28,7 +43,7 @@ int open_new(std::size_t bytes, std::string* out_name) {
     char name[64];
     int n = std::snprintf(name, sizeof name, "/kishmem-%d-", static_cast<int>(getpid()));
     for (unsigned char c : rnd) n += std::snprintf(name + n, sizeof name - n, "%02x", c);
-    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0) {
         warn("shmem_init", "shm_open(%s) failed: %s", name, std::strerror(errno));
         return -1;
@@ -37,6 +52,7 @@ int open_new(std::size_t bytes, std::string* out_name) {
     if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
         warn("shmem_init", "cannot size the shared segment %s to %zu bytes: %s", name, bytes, std::strerror(errno));
         close(fd);
+        shm_unlink(name);
         return -1;
     }
     return fd;
@@ -46,12 +62,10 @@ int open_new(std::size_t bytes, std::string* out_name) {
 Status Segment::create_over(void* at, std::size_t bytes) {
     std::string name;
     int fd = open_new(bytes, &name);
-    if (fd < 0) {
-        if (!name.empty()) shm_unlink(name.c_str());
-        return Status::no_memory;
-    }
+    if (fd < 0) return Status::no_memory;
     name_ = name;
     owner_ = true;
+    fd_ = fd;
     // Copy the current contents into the object, then put the object in place of the pages.
     const char* p = static_cast<const char*>(at);
     for (std::size_t done = 0; done < bytes;) {
@@ -59,14 +73,12 @@ Status Segment::create_over(void* at, std::size_t bytes) {
         if (n <= 0) {
             warn("shmem_init", "cannot copy %zu bytes of global variables into %s: %s", bytes, name.c_str(),
                  std::strerror(errno));
-            close(fd);
             unlink();
             return Status::no_memory;
         }
         done += static_cast<std::size_t>(n);
     }
     void* m = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
-    close(fd);
     if (m == MAP_FAILED) {
         warn("shmem_init", "cannot map %s over the global variables at %p: %s", name.c_str(), at, std::strerror(errno));
         unlink();
@@ -81,18 +93,16 @@ Status Segment::create_over(void* at, std::size_t bytes) {
 Status Segment::create(std::size_t bytes) {
     std::string name;
     int fd = open_new(bytes, &name);
-    if (!name.empty()) {
-        name_ = name;
-        owner_ = true;
-    }
     if (fd < 0) return Status::no_memory;
+    name_ = name;
+    owner_ = true;
+    fd_ = fd;  // peers open a memfd through this process: kept until unlink()
     char* at = static_cast<char*>(reserve_aligned(bytes));
     if (!at) {
-        close(fd);
+        unlink();
         return Status::no_memory;
     }
     base_ = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd, 0);
-    close(fd);
     if (base_ == MAP_FAILED) {
         base_ = nullptr;
         munmap(at, bytes);
@@ -122,7 +132,8 @@ void* reserve_aligned(std::size_t bytes) {
 }
 
 Status Segment::attach(const std::string& name, std::size_t bytes) {
-    int fd = shm_open(name.c_str(), O_RDWR, 0);
+    const bool proc_link = name.compare(0, 6, "/proc/") == 0;  // a peer's memfd (open_new)
+    int fd = proc_link ? open(name.c_str(), O_RDWR | O_CLOEXEC) : shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
     if (fd < 0) {
         warn("shmem_init", "cannot open a peer's heap segment %s: %s", name.c_str(), std::strerror(errno));
         return Status::unreachable;
@@ -147,7 +158,9 @@ Status Segment::attach(const std::string& name, std::size_t bytes) {
 }
 
 void Segment::unlink() {
-    if (owner_ && !name_.empty()) shm_unlink(name_.c_str());
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    if (owner_ && !name_.empty() && name_.compare(0, 6, "/proc/") != 0) shm_unlink(name_.c_str());
     owner_ = false;
 }
 

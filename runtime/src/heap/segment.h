@@ -1,6 +1,9 @@
-// POSIX shared-memory segments that hold symmetric heaps, so that PEs on one host can map each
-// other's heap.  Names are random (not guessable), mode 0600, and unlinked as soon as every
-// local peer has mapped them.
+// Shared-memory segments that hold symmetric heaps, so that PEs on one host can map each
+// other's heap.  A segment is an anonymous memfd that peers open as /proc/PID/fd/N (only this
+// user can) while its owner holds it open: it has no name in /dev/shm, so a job that fails
+// at any point, even by SIGKILL, leaves nothing behind.  Where memfd_create is missing, a POSIX
+// shared-memory object with a random name (0600), unlinked as soon as every local peer has
+// mapped it and on every error path (fatal() unlinks it before the job ends).
 #pragma once
 #include <cstddef>
 #include <string>
@@ -32,7 +35,8 @@ public:
     Status create_over(void* at, std::size_t bytes);
     // Maps a peer's segment by name; its size must be `bytes`.
     Status attach(const std::string& name, std::size_t bytes);
-    // Removes the name (the mappings stay).  Idempotent.
+    // Removes the name, or closes the descriptor peers open the memfd through (the mappings
+    // stay): call once every peer has attached.  Idempotent.
     void unlink();
 
     void* base() const { return base_; }
@@ -44,6 +48,7 @@ private:
     std::size_t size_ = 0;
     std::string name_;
     bool owner_ = false;
+    int fd_ = -1;  // the object, kept open until unlink() (peers open a memfd through it)
     bool keep_mapping_ = false;  // create_over: the memory belongs to the program
 };
 

@@ -1,0 +1,53 @@
+/* A PE that goes away: the others must notice, say which PE and in which call they waited, and
+ * end non-zero (tests/reliability/CMakeLists.txt runs each case under mpirun and under srun
+ * without kill-on-bad-exit).  Usage: rel_gone CASE
+ *   exit       PE 1 calls exit(0) after shmem_init, without shmem_finalize; the others wait in
+ *              shmem_barrier_all
+ *   kill       PE 1 is killed (SIGKILL) after shmem_init; the others wait in shmem_barrier_all
+ *   kill_init  PE 1 is killed before it reaches shmem_init; the others wait in shmem_init
+ *   fail_init  PE 1 fails in shmem_init (a bad SHMEM_SYMMETRIC_SIZE on that PE only)
+ *   size_init  PE 1 asks for another heap size: every PE fails in shmem_init after the others'
+ *              heaps exist
+ *   late_init  PE 1 comes to shmem_init 60 s late: KISHMEM_HANG_ABORT ends the others' wait
+ * A survivor that gets past the wait prints "FAIL: ..." (the library did not notice). */
+#include <shmem.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int launcher_rank(void) {
+    const char* vars[] = {"PMIX_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"};
+    for (unsigned i = 0; i < sizeof vars / sizeof vars[0]; ++i)
+        if (getenv(vars[i])) return atoi(getenv(vars[i]));
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    const char* c = argc > 1 ? argv[1] : "";
+    const int rank = launcher_rank();
+    fprintf(stderr, "rel_gone: rank %d pid %d\n", rank, (int)getpid());
+    if (rank == 1) {
+        if (!strcmp(c, "kill_init")) {
+            usleep(200 * 1000);
+            raise(SIGKILL);
+        }
+        if (!strcmp(c, "fail_init")) setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
+        if (!strcmp(c, "size_init")) setenv("SHMEM_SYMMETRIC_SIZE", "48M", 1);
+        if (!strcmp(c, "late_init")) sleep(60);
+    }
+    shmem_init();
+    const int me = shmem_my_pe();
+    shmem_barrier_all();
+    if (me == 1) {
+        fprintf(stderr, "rel_gone: PE 1 leaves (%s)\n", c);
+        fflush(stderr);
+        if (!strcmp(c, "exit")) exit(0);
+        if (!strcmp(c, "kill")) raise(SIGKILL);
+    }
+    shmem_barrier_all();
+    printf("FAIL: rel_gone %s: PE %d got past the barrier although PE 1 is gone\n", c, me);
+    shmem_finalize();
+    return 1;
+}
