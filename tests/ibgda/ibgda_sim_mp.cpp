@@ -2,7 +2,8 @@
 // registers its symmetric heap, publishes key/base/size, and posts WQEs built with the device
 // encoders from host code to every other PE: writes (data segment, inline, multi-BB inline,
 // write-with-immediate), reads, fetch-adds and compare-swaps, and on one extra QP a write
-// with a bad rkey that must come back as a remote access error with its follower flushed.
+// with a bad rkey that must come back as a remote access error (CQE fields, and the failure the
+// host reports: PE, QP, operation, address) with its follower flushed.
 // After shmem_barrier_all every PE checks what landed in its heap against values computed
 // here independently.
 //
@@ -255,6 +256,25 @@ int main(int argc, char** argv) {
         CHECK(h.errors[1].syndrome == m::kSyndWrFlushErr && h.errors[1].wqe_counter == 1, "flush CQE syndrome 0x%x wqe %u",
               h.errors[1].syndrome, h.errors[1].wqe_counter);
         CHECK(nic.qp_state(x.v.qpn) == QpState::error, "bad-key QP not in error state");
+        CHECK(h.errors[0].qpn == x.v.qpn, "error CQE qpn 0x%x, the QP is 0x%x", h.errors[0].qpn, x.v.qpn);
+        // What the host reports at its next quiet: the failed WQE as the NIC saw it.
+        NicFailure f;
+        CHECK(nic.first_failure(&f), "the NIC kept no failure");
+        CHECK(f.pe == x.peer && f.qpn == x.v.qpn && f.wqe_opcode == m::kOpRdmaWrite && f.wqe_counter == 0 &&
+                  f.syndrome == m::kSyndRemoteAccessErr && f.length == 8,
+              "failure: PE %d QP 0x%x op 0x%x WQE %u syndrome 0x%x length %llu", f.pe, f.qpn, f.wqe_opcode, f.wqe_counter,
+              f.syndrome, static_cast<unsigned long long>(f.length));
+        CHECK(f.raddr == x.base + off_of(untouched) && f.in_heap && f.heap_offset == off_of(untouched),
+              "failure address 0x%llx (heap offset 0x%llx), posted 0x%llx",
+              static_cast<unsigned long long>(f.raddr), static_cast<unsigned long long>(f.heap_offset),
+              static_cast<unsigned long long>(x.base + off_of(untouched)));
+        char expect[200];
+        std::snprintf(expect, sizeof expect,
+                      "RDMA write of 8 bytes to PE %d on QP 0x%x (WQE 0): remote access error (syndrome 0x13), remote "
+                      "address 0x%llx (heap offset 0x%llx): rkey 0x%x is not PE %d's heap key",
+                      x.peer, x.v.qpn, static_cast<unsigned long long>(f.raddr),
+                      static_cast<unsigned long long>(off_of(untouched)), x.rkey ^ 0x5500u, x.peer);
+        CHECK(describe(f).rfind(expect, 0) == 0, "failure described as '%s', expected '%s...'", describe(f).c_str(), expect);
         h.errors.clear();
     }
     for (int p = 0; p < npes; ++p)

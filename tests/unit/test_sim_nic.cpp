@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -138,7 +139,7 @@ class sim_nic : public ::testing::Test {
 protected:
     void SetUp() override { build(6, 6); }
     void build(uint32_t log_bbs, uint32_t log_cq, int target = 1) {
-        nic = std::make_unique<SimNic>(&heap);
+        nic = std::make_unique<SimNic>(&heap, opts);
         for (int pe = 0; pe < kPes; ++pe) {
             MemoryKey k;
             ASSERT_EQ(nic->register_memory(heap.mem[pe].data(), kHeapBytes, &k), Status::ok);
@@ -169,6 +170,7 @@ protected:
     }
 
     FakeHeap heap;
+    SimNicOptions opts;  // build() makes the NIC with these
     std::unique_ptr<SimNic> nic;
     RemoteHeap remote[kPes];
     std::vector<uint8_t> local;
@@ -466,6 +468,112 @@ TEST_P(sim_nic_errors, ErrorCqeThenFlush) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, sim_nic_errors, ::testing::ValuesIn(kBadCases),
                          [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
+
+// KISHMEM_SIM_NIC_FAIL: the nth WQE the NIC reads fails with the kind's syndrome, nothing of it
+// lands, the QP flushes what follows, and the NIC keeps the failure (PE, QP, operation,
+// address) for the host's report.
+struct FaultCase {
+    NicFaultKind kind;
+    uint8_t syndrome;
+    const char* words;
+};
+class sim_nic_fault : public sim_nic, public ::testing::WithParamInterface<FaultCase> {};
+
+TEST_P(sim_nic_fault, NthWorkRequestFails) {
+    const FaultCase& fc = GetParam();
+    opts.fault = NicFault{fc.kind, 2, -1};
+    build(6, 6);
+    for (int i = 0; i < 16; ++i) local[i] = static_cast<uint8_t>(0x30 + i);
+    const uint16_t ok0 = post.write(rref(256), lref(0), 16, true);
+    const uint16_t bad = post.write(rref(1024), lref(0), 16, false);  // unsignalled: the error CQE comes anyway
+    const uint16_t after = post.nop(true);
+    auto c = run();
+    ASSERT_EQ(c.size(), 3u);
+    expect_ok(c[0], m::kOpRdmaWrite, ok0);
+    EXPECT_EQ(c[1].opcode, m::kCqeReqErr);
+    EXPECT_EQ(c[1].syndrome, fc.syndrome) << nic->qp_error(qpn);
+    EXPECT_EQ(c[1].wqe_counter, bad);
+    EXPECT_EQ(c[1].wqe_opcode, m::kOpRdmaWrite);
+    EXPECT_EQ(c[1].qpn, qpn);
+    EXPECT_EQ(c[2].syndrome, m::kSyndWrFlushErr);
+    EXPECT_EQ(c[2].wqe_counter, after);
+    EXPECT_EQ(std::memcmp(&heap.mem[1][256], local.data(), 16), 0);  // the first one ran
+    EXPECT_EQ(heap.mem[1][1024], 0);                                  // the failed one did not
+    EXPECT_EQ(nic->qp_state(qpn), QpState::error);
+    NicFailure f;
+    ASSERT_TRUE(nic->first_failure(&f));
+    EXPECT_EQ(f.pe, 1);
+    EXPECT_EQ(f.qpn, qpn);
+    EXPECT_EQ(f.wqe_opcode, m::kOpRdmaWrite);
+    EXPECT_EQ(f.wqe_counter, bad);
+    EXPECT_EQ(f.syndrome, fc.syndrome);
+    const std::string d = describe(f);
+    char head[64];
+    std::snprintf(head, sizeof head, " to PE 1 on QP 0x%x (WQE 1): ", qpn);
+    EXPECT_EQ(d.rfind("RDMA write of ", 0), 0u) << d;
+    EXPECT_NE(d.find(head + std::string(fc.words)), std::string::npos) << d;
+    EXPECT_NE(d.find("KISHMEM_SIM_NIC_FAIL"), std::string::npos) << d;
+    if (fc.kind != NicFaultKind::malformed) {  // a corrupted WQE is not decoded far enough for its address
+        EXPECT_EQ(f.raddr, remote[1].base + 1024);
+        EXPECT_TRUE(f.in_heap);
+        EXPECT_EQ(f.heap_offset, 1024u);
+        EXPECT_NE(d.find("RDMA write of 16 bytes"), std::string::npos) << d;
+        EXPECT_NE(d.find("heap offset 0x400)"), std::string::npos) << d;
+    }
+    EXPECT_EQ(nic->stats().errors, 1u);
+    // Only the nth: after a reset the same QP works again.
+    ASSERT_EQ(nic->reset_qp(qpn), Status::ok);
+    post.sq.pi = 0;
+    c = run();
+    EXPECT_TRUE(c.empty());
+    post.write(rref(2048), lref(0), 16);
+    c = run();
+    ASSERT_EQ(c.size(), 1u);
+    expect_ok(c[0], m::kOpRdmaWrite, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, sim_nic_fault,
+                         ::testing::Values(FaultCase{NicFaultKind::remote_access, m::kSyndRemoteAccessErr,
+                                                     "remote access error (syndrome 0x13)"},
+                                           FaultCase{NicFaultKind::retry_exceeded, m::kSyndTransportRetryExcErr,
+                                                     "transport retry counter exceeded (syndrome 0x15)"},
+                                           FaultCase{NicFaultKind::malformed, m::kSyndLocalQpOpErr,
+                                                     "local QP operation error (malformed WQE) (syndrome 0x02)"}),
+                         [](const ::testing::TestParamInfo<FaultCase>& i) {
+                             return std::string(i.param.kind == NicFaultKind::remote_access    ? "remote_access"
+                                                : i.param.kind == NicFaultKind::retry_exceeded ? "retry_exceeded"
+                                                                                               : "malformed");
+                         });
+
+TEST_F(sim_nic, NoFailureWithoutAnError) {
+    NicFailure f;
+    post.write(rref(0), lref(0), 8);
+    run();
+    EXPECT_FALSE(nic->first_failure(&f));
+}
+
+TEST(sim_nic_fault_spec, Parses) {
+    NicFault f;
+    std::string why;
+    ASSERT_EQ(parse_nic_fault("", &f, &why), Status::ok);
+    EXPECT_EQ(f.kind, NicFaultKind::none);
+    ASSERT_EQ(parse_nic_fault("remote_access:3", &f, &why), Status::ok);
+    EXPECT_EQ(f.kind, NicFaultKind::remote_access);
+    EXPECT_EQ(f.nth, 3u);
+    EXPECT_EQ(f.pe, -1);
+    ASSERT_EQ(parse_nic_fault("malformed:1:2", &f, &why), Status::ok);
+    EXPECT_EQ(f.kind, NicFaultKind::malformed);
+    EXPECT_EQ(f.pe, 2);
+    ASSERT_EQ(parse_nic_fault("retry_exceeded:12", &f, &why), Status::ok);
+    EXPECT_EQ(f.kind, NicFaultKind::retry_exceeded);
+    for (const char* bad : {"remote_access", "remote_access:", "remote_access:0", "remote:1", "malformed:x",
+                            "malformed:1:", "malformed:1:-1", "malformed:1:2:3", ":1"}) {
+        why.clear();
+        EXPECT_EQ(parse_nic_fault(bad, &f, &why), Status::invalid) << bad;
+        EXPECT_NE(why.find("expected <kind>:<nth>[:<pe>]"), std::string::npos) << bad << ": " << why;
+        EXPECT_EQ(f.kind, NicFaultKind::none) << bad;
+    }
+}
 
 TEST_F(sim_nic, WqeLongerThanWhatIsPostedIsAnError) {
     post.write(rref(0), lref(0), 8);

@@ -81,12 +81,27 @@ SimNic::Step SimNic::step(Qp& q, uint32_t avail) {
     DecodedWqe d;
     std::string why;
     uint8_t synd = 0;
+    const bool inject = fault_due();
+    if (inject && opt_.fault.kind == NicFaultKind::malformed) {
+        // As if the poster had written it so: a nonzero opmod, which the decoder refuses.
+        uint8_t* ctrl = const_cast<uint8_t*>(detail::slot(ring, q.log_bbs, q.ci));
+        __atomic_store_n(&ctrl[0], static_cast<uint8_t>(ctrl[0] | 0x80), __ATOMIC_RELAXED);
+    }
     if (!decode_wqe(ring, q.log_bbs, q.ci, avail, q.qpn, &bytes, &d)) {
         synd = d.fault == WqeFault::too_long ? mlx5::kSyndLocalLengthErr : mlx5::kSyndLocalQpOpErr;
         why = format("malformed WQE (%s): opcode 0x%02x opmod 0x%02x ds %u wqe_index %u qpn 0x%x", wqe_fault_name(d.fault),
                      d.opcode, d.opmod, d.ds, d.wqe_idx, d.qpn);
     } else {
         synd = check(q, d, &why);
+    }
+    if (inject && synd == 0 && opt_.fault.kind != NicFaultKind::malformed) {
+        const bool access = opt_.fault.kind == NicFaultKind::remote_access;
+        synd = access ? mlx5::kSyndRemoteAccessErr : mlx5::kSyndTransportRetryExcErr;
+        why = format("work request %" PRIu64 " failed on purpose (KISHMEM_SIM_NIC_FAIL=%s:%" PRIu64 ")", wrs_ + 1,
+                     access ? "remote_access" : "retry_exceeded", opt_.fault.nth);
+    } else if (inject && opt_.fault.kind == NicFaultKind::malformed) {
+        why += format(" (work request %" PRIu64 " corrupted on purpose: KISHMEM_SIM_NIC_FAIL=malformed:%" PRIu64 ")",
+                      wrs_ + 1, opt_.fault.nth);
     }
     const bool need_cqe = synd != 0 || d.signaled();
     if (need_cqe && !cq_has_room(*q.cq)) {
@@ -96,8 +111,9 @@ SimNic::Step SimNic::step(Qp& q, uint32_t avail) {
     uint32_t byte_cnt = 0;
     if (synd == 0) synd = execute(q, d, &byte_cnt, &why);
     q.ci += d.bbs;
+    ++wrs_;
     if (synd != 0) {
-        fail(q, d.opcode, idx, synd, why);
+        fail(q, d.opcode, idx, synd, why, d.raddr, d.length);
         return Step::done;
     }
     n_.wqes.fetch_add(1, std::memory_order_relaxed);
@@ -238,10 +254,25 @@ void SimNic::complete(Qp& q, uint8_t cqe_opcode, uint8_t wqe_opcode, uint16_t wq
     n_.cqes.fetch_add(1, std::memory_order_relaxed);
 }
 
-void SimNic::fail(Qp& q, uint8_t wqe_opcode, uint16_t wqe_counter, uint8_t syndrome, const std::string& why) {
+void SimNic::fail(Qp& q, uint8_t wqe_opcode, uint16_t wqe_counter, uint8_t syndrome, const std::string& why,
+                  uint64_t raddr, uint64_t length) {
     complete(q, mlx5::kCqeReqErr, wqe_opcode, wqe_counter, 0, syndrome);
     q.state = QpState::error;
     q.error = format("WQE %u: syndrome 0x%02x: ", wqe_counter, syndrome) + why;
+    if (!failed_.load(std::memory_order_relaxed)) {
+        NicFailure& f = failure_;
+        f.pe = q.target.pe;
+        f.qpn = q.qpn;
+        f.wqe_opcode = wqe_opcode;
+        f.wqe_counter = wqe_counter;
+        f.syndrome = syndrome;
+        f.raddr = raddr;
+        f.length = length;
+        f.in_heap = raddr != 0 && inside(raddr, 0, q.target.base, q.target.bytes);
+        f.heap_offset = raddr - q.target.base;
+        f.why = why;
+        failed_.store(true, std::memory_order_release);
+    }
     n_.errors.fetch_add(1, std::memory_order_relaxed);
     debug("software NIC: QP 0x%x to PE %d moved to the error state: %s", q.qpn, q.target.pe, q.error.c_str());
 }

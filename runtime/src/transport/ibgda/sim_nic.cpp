@@ -3,6 +3,7 @@
 #include "sim_nic.h"
 
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -310,6 +311,63 @@ std::size_t SimNic::poll_locked() {
     std::size_t work = 0;
     for (auto& q : qps_) work += service(*q);
     return work;
+}
+
+bool SimNic::first_failure(NicFailure* out) const {
+    if (!failed_.load(std::memory_order_acquire)) return false;
+    std::lock_guard<std::mutex> lk(mu_);
+    *out = failure_;
+    return true;
+}
+
+Status parse_nic_fault(const std::string& spec, NicFault* out, std::string* why) {
+    *out = NicFault{};
+    if (spec.empty()) return Status::ok;
+    static const struct {
+        const char* name;
+        NicFaultKind kind;
+    } kinds[] = {{"remote_access", NicFaultKind::remote_access},
+                 {"retry_exceeded", NicFaultKind::retry_exceeded},
+                 {"malformed", NicFaultKind::malformed}};
+    const std::size_t c1 = spec.find(':');
+    const std::string kind = spec.substr(0, c1);
+    NicFault f;
+    for (const auto& k : kinds)
+        if (kind == k.name) f.kind = k.kind;
+    auto number = [](const std::string& t, uint64_t* v) {
+        if (t.empty() || t.size() > 18 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+        *v = std::stoull(t);
+        return true;
+    };
+    bool ok = f.kind != NicFaultKind::none && c1 != std::string::npos;
+    if (ok) {
+        const std::size_t c2 = spec.find(':', c1 + 1);
+        uint64_t pe = 0;
+        ok = number(spec.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1), &f.nth) &&
+             f.nth != 0;
+        if (ok && c2 != std::string::npos) {
+            ok = number(spec.substr(c2 + 1), &pe) && pe < (1u << 24);
+            f.pe = static_cast<int>(pe);
+        }
+    }
+    if (!ok) {
+        *why = "'" + spec + "': expected <kind>:<nth>[:<pe>], kind remote_access, retry_exceeded or malformed, nth >= 1";
+        return Status::invalid;
+    }
+    *out = f;
+    return Status::ok;
+}
+
+std::string describe(const NicFailure& f) {
+    char buf[512], where[128] = "no remote address (the WQE could not be read)";
+    if (f.raddr != 0)
+        std::snprintf(where, sizeof where, "remote address 0x%llx (heap offset 0x%llx%s)",
+                      static_cast<unsigned long long>(f.raddr), static_cast<unsigned long long>(f.heap_offset),
+                      f.in_heap ? "" : ", outside the heap");
+    std::snprintf(buf, sizeof buf, "%s of %llu bytes to PE %d on QP 0x%x (WQE %u): %s (syndrome 0x%02x), %s",
+                  mlx5::wqe_opcode_name(f.wqe_opcode), static_cast<unsigned long long>(f.length), f.pe, f.qpn,
+                  f.wqe_counter, mlx5::syndrome_name(f.syndrome), f.syndrome, where);
+    return std::string(buf) + (f.why.empty() ? "" : ": " + f.why);
 }
 
 SimNicStats SimNic::stats() const {

@@ -93,8 +93,43 @@ struct RemoteHeap {
 
 enum class QpState : uint8_t { rts, error };
 
+// A work request the NIC fails on purpose, for tests of the error paths
+// (KISHMEM_SIM_NIC_FAIL=<kind>:<nth>[:<pe>]): the nth WQE it reads (1-based, over every QP,
+// NOPs included) completes with the error CQE a ConnectX writes for that kind:
+//   remote_access   syndrome 0x13: the responder refused the access (nothing moved)
+//   retry_exceeded  syndrome 0x15: the transport gave up waiting for the responder
+//   malformed       the WQE's ctrl segment is corrupted (opmod set) before the NIC decodes it:
+//                   syndrome 0x02 through the NIC's own malformed-WQE check
+// and the QP goes to the error state like any failed WQE.
+enum class NicFaultKind : uint8_t { none, remote_access, retry_exceeded, malformed };
+struct NicFault {
+    NicFaultKind kind = NicFaultKind::none;
+    uint64_t nth = 0;
+    int pe = -1;  // only the NIC of this PE (-1: every PE's); the opener filters
+};
+// Parses "<kind>:<nth>[:<pe>]" ("" is none); *why names what is wrong.
+Status parse_nic_fault(const std::string& spec, NicFault* out, std::string* why);
+
+// The first WQE that failed on this NIC (flushes not counted), as the host reports it.
+struct NicFailure {
+    int pe = -1;             // the PE the QP reaches
+    uint32_t qpn = 0;
+    uint8_t wqe_opcode = 0;  // mlx5::kOp*
+    uint16_t wqe_counter = 0;
+    uint8_t syndrome = 0;    // mlx5::kSynd*
+    uint64_t raddr = 0;      // the remote address the WQE named (0: none, or unreadable)
+    uint64_t length = 0;     // bytes it would have moved
+    uint64_t heap_offset = 0;  // raddr - the target heap's base (meaningful when in_heap)
+    bool in_heap = false;
+    std::string why;         // the NIC's reason
+};
+// "RDMA write of 8 bytes to PE 1 on QP 0x108 (WQE 0): remote access error (syndrome 0x13),
+// remote address 0x... (heap offset 0x...): <why>"
+std::string describe(const NicFailure& f);
+
 struct SimNicOptions {
     bool complete_without_data = false;  // consume WQEs, write CQEs, move no bytes
+    NicFault fault;                      // a WQE to fail on purpose (tests)
     uint32_t max_wqes_per_pass = 64;     // per QP per pass, so one busy QP cannot starve others
     uint32_t idle_spin_us = 50;          // busy polling after the last work, then sleeps
     uint32_t max_sleep_us = 500;         // sleeps double from 1 us up to this
@@ -142,6 +177,8 @@ public:
 
     void set_complete_without_data(bool on) { complete_without_data_.store(on, std::memory_order_relaxed); }
     SimNicStats stats() const;
+    // The first failed WQE (false while none failed; one relaxed load then).
+    bool first_failure(NicFailure* out) const;
 
 private:
     struct Region {
@@ -178,7 +215,10 @@ private:
     bool cq_has_room(const Cq& c) const;
     void complete(Qp& q, uint8_t cqe_opcode, uint8_t wqe_opcode, uint16_t wqe_counter, uint32_t byte_cnt,
                   uint8_t syndrome);
-    void fail(Qp& q, uint8_t wqe_opcode, uint16_t wqe_counter, uint8_t syndrome, const std::string& why);
+    void fail(Qp& q, uint8_t wqe_opcode, uint16_t wqe_counter, uint8_t syndrome, const std::string& why,
+              uint64_t raddr = 0, uint64_t length = 0);
+    // Whether the WQE about to be read is the one opt_.fault names (counted once consumed).
+    bool fault_due() const { return opt_.fault.kind != NicFaultKind::none && wrs_ + 1 == opt_.fault.nth; }
     const Region* find_region(uint32_t key) const;
     Qp* qp_locked(uint32_t qpn) const;
     Cq* cq_locked(uint32_t cqn) const;
@@ -191,6 +231,9 @@ private:
     std::vector<std::unique_ptr<Cq>> cqs_;
     std::vector<std::unique_ptr<Qp>> qps_;
     bool dirty_ = false;  // writes issued since the last HeapAccess::flush
+    uint64_t wrs_ = 0;    // WQEs read and consumed (not flushed ones), for opt_.fault
+    std::atomic<bool> failed_{false};
+    NicFailure failure_;  // the first failure, under mu_ (failed_ set once it is written)
 
     struct Counters {
         std::atomic<uint64_t> wqes{0}, cqes{0}, errors{0}, flushed{0}, bytes{0}, doorbells{0}, cq_full_stalls{0};

@@ -204,5 +204,40 @@ KISHMEM_FORCEINLINE uint64_t be64(uint64_t x) {
            be32(static_cast<uint32_t>(x >> 32));
 }
 
+// Names for messages (host and device): the send opcodes the NIC executes and the error
+// syndromes, in the words of the PRM; anything else is "unknown".
+KISHMEM_HD const char* wqe_opcode_name(uint8_t op) {
+    switch (op) {
+    case kOpNop: return "NOP";
+    case kOpRdmaWrite: return "RDMA write";
+    case kOpRdmaWriteImm: return "RDMA write with immediate";
+    case kOpSend: return "send";
+    case kOpSendImm: return "send with immediate";
+    case kOpRdmaRead: return "RDMA read";
+    case kOpAtomicCs: return "atomic compare-swap";
+    case kOpAtomicFa: return "atomic fetch-add";
+    default: return "unknown operation";
+    }
+}
+
+KISHMEM_HD const char* syndrome_name(uint8_t s) {
+    switch (s) {
+    case kSyndLocalLengthErr: return "local length error";
+    case kSyndLocalQpOpErr: return "local QP operation error (malformed WQE)";
+    case kSyndLocalProtErr: return "local protection error";
+    case kSyndWrFlushErr: return "work request flushed";
+    case kSyndMwBindErr: return "memory window bind error";
+    case kSyndBadRespErr: return "bad response";
+    case kSyndLocalAccessErr: return "local access error";
+    case kSyndRemoteInvalReqErr: return "remote invalid request";
+    case kSyndRemoteAccessErr: return "remote access error";
+    case kSyndRemoteOpErr: return "remote operation error";
+    case kSyndTransportRetryExcErr: return "transport retry counter exceeded";
+    case kSyndRnrRetryExcErr: return "RNR retry counter exceeded";
+    case kSyndRemoteAbortedErr: return "remote aborted";
+    default: return "unknown syndrome";
+    }
+}
+
 }  // namespace mlx5
 }  // namespace kishmem
