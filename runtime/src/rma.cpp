@@ -3,8 +3,27 @@
 #include <cstring>
 
 #include "state.h"
+#if KISHMEM_HAVE_CUDA
+#include "device_backend/backend.h"
+#endif
 
 namespace kishmem::rt {
+
+namespace {
+// A kernel's operation that the NIC or the proxy failed ends the job at the host's next quiet
+// or barrier, in the backend's words (the kernel itself trapped, or went on in an unchecked
+// build). One virtual call and a load when nothing failed.
+void check_device(const char* call) {
+#if KISHMEM_HAVE_CUDA
+    State& s = state();
+    if (!s.device_backend) return;
+    const std::string f = s.device_backend->failure();
+    if (!f.empty()) fatal(call, "%s", f.c_str());
+#else
+    (void)call;
+#endif
+}
+}  // namespace
 
 
 void* ptr(const void* sym, int pe) {
@@ -113,10 +132,12 @@ void fence(int chan) {
 }
 
 void quiet(int chan) {
+    check_device("shmem_quiet");
     for (Transport* t : state().transports) check_status(t->quiet(chan), "shmem_quiet", state().pe);
 }
 
 void quiet_all() {
+    check_device("shmem_barrier_all");  // barrier_all's first step (and finalize's, after it)
     State& s = state();
     for (Transport* t : s.transports)
         for (int c = 0, n = std::min(s.nchan, t->channels()); c < n; ++c) check_status(t->quiet(c), "shmem_quiet", s.pe);

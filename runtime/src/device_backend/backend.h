@@ -45,6 +45,10 @@ public:
     virtual void drain() = 0;
     // Stops the backend and frees its queues (after every PE drained).
     virtual void close() = 0;
+    // The first operation of a kernel that the NIC or the proxy failed, in words naming the
+    // target PE, the queue, the operation and the address ("" while none failed). Cheap: the
+    // runtime asks at every host quiet and barrier and ends the job with it (rt::check_device).
+    virtual std::string failure() const { return {}; }
 };
 
 // The one table of backends; nullptr for DeviceBackendKind::none.

@@ -33,7 +33,7 @@ namespace dib = kishmem::device::ibgda;
 constexpr int kQpsPerPe = 8;             // CTA b uses QP b % 8 of each PE
 constexpr uint32_t kLogRing = 10;        // 1024 WQE slots per QP; the CQ has as many entries
 constexpr uint32_t kSignalEvery = 64;    // unsignalled posts ask for a CQE every 64 slots
-constexpr std::size_t kCounterBytes = 32;  // post.h's QpCounters, padded
+constexpr std::size_t kCounterBytes = 64;  // post.h's QpCounters, padded
 
 
 struct DeviceQps {
@@ -66,6 +66,11 @@ public:
         }
     }
     void close() override { q_.reset(); }
+    std::string failure() const override {
+        NicFailure f;
+        if (!q_ || !q_->nic->first_failure(&f)) return {};
+        return "the software NIC failed a kernel's " + describe(f);
+    }
 
 private:
     std::unique_ptr<DeviceQps> q_;
@@ -92,11 +97,17 @@ Status IbgdaBackend::open(const DeviceBackendArgs& args, device::State* st, std:
                   mine_why.c_str());
         }
     }
+    NicFault fault;  // a WQE to fail on purpose (tests)
+    if (ok == Status::ok && parse_nic_fault(env::sim_nic_fail(), &fault, &mine_why) != Status::ok) {
+        ok = Status::invalid;
+        mine_why = "KISHMEM_SIM_NIC_FAIL=" + mine_why;
+    }
     if (ok == Status::ok) ok = make_ipc_heap_access(args.bases, heap, heap_bytes, args.gpu, &q->heap, &mine_why);
     if (ok == Status::ok) {
         SimNicOptions opt;
         opt.idle_spin_us = 1000;  // kernels wait on every get/AMO: stay awake between them
         opt.max_sleep_us = 100;
+        if (fault.pe < 0 || fault.pe == me) opt.fault = fault;  // else another PE's NIC fails
         q->nic = std::make_unique<SimNic>(q->heap.get(), opt);
         ok = q->nic->register_memory(heap, heap_bytes, &heap_key);
         const std::size_t result_bytes = std::size_t{dib::kResultBytes} << kLogRing;

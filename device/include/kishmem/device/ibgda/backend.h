@@ -23,7 +23,8 @@
 //            unsignalled, then CQ polling up to the index published when the call began).
 //   fence    the device fence calls quiet (rma.h): a thread's operations to one PE share one QP
 //            and RC keeps them in order, but quiet is what shmem_quiet maps to as well.
-// A failed WQE (error CQE) traps, naming the PE, the call and the syndrome.
+// A failed WQE (error CQE) traps, naming the PE, the call, the QP, the operation, the address
+// and the syndrome (trap_wqe); the host names it too, at its next quiet or barrier.
 //
 // Result slots: slot i of a QP's result buffer belongs to the WQE posted at index i (mod ring
 // size). It is read right after that WQE completes; a WQE that reuses the slot can only be
@@ -46,7 +47,7 @@
 
 namespace kishmem::device::ibgda {
 
-static_assert(sizeof(QpCounters) <= 32, "the host allocates 32 bytes of counters per QP");
+static_assert(sizeof(QpCounters) <= 64, "the host allocates 64 bytes of counters per QP");
 
 constexpr uint32_t kMaxInline = 28;              // inline bytes that fit one 64-byte WQE
 constexpr uint64_t kMaxMessage = uint64_t{1} << 30;  // bytes per RDMA write/read WQE
@@ -91,11 +92,28 @@ __device__ __forceinline__ uint8_t* result_slot(const Target& t, uint32_t idx) {
     return t.result + static_cast<size_t>(idx & ((1u << t.qp.log_bbs) - 1)) * kResultBytes;
 }
 
-static __device__ __noinline__ void trap_wqe(const State& s, const char* call, int pe, uint32_t err) {
-    printf("kishmem: PE %d: %s (device, block %d thread %d): an IBGDA operation to PE %d failed (error CQE, "
-           "syndrome 0x%02x); the host log (SHMEM_DEBUG=1) names the WQE\n",
-           s.my_pe, call, blockIdx.x, threadIdx.x, pe, err & 0xffu);
+// A WQE of this QP failed (error CQE; the QP's first error, recorded by poll_cq_locked): says
+// which (PE, QP, operation, address, syndrome) and traps. KISHMEM_DEVICE_UNCHECKED builds go on
+// (results of the failed operations are undefined) and the host names the failure at its next
+// shmem_quiet / shmem_barrier_all.
+static __device__ __noinline__ void trap_wqe(const State& s, const char* call, int pe, const Target& t) {
+#if !defined(KISHMEM_DEVICE_UNCHECKED)
+    const QpCounters* c = t.qp.ctr;
+    const uint32_t err = *reinterpret_cast<const volatile uint32_t*>(&c->error);
+    const uint32_t wqe = *reinterpret_cast<const volatile uint32_t*>(&c->error_wqe);
+    const uint64_t raddr = *reinterpret_cast<const volatile uint64_t*>(&c->error_raddr);
+    const uint8_t op = static_cast<uint8_t>(wqe >> 16), synd = static_cast<uint8_t>(err);
+    const uint64_t off = raddr - t.qp.remote_base;
+    const bool in = raddr != 0 && off < s.heap_size;
+    printf("kishmem: PE %d: %s (device, block %d thread %d): IBGDA %s to PE %d failed on QP 0x%x (WQE %u): %s "
+           "(syndrome 0x%02x), remote address 0x%llx (symmetric address %p, heap offset 0x%llx%s)\n",
+           s.my_pe, call, blockIdx.x, threadIdx.x, mlx5::wqe_opcode_name(op), pe, t.qp.qpn, wqe & 0xffffu,
+           mlx5::syndrome_name(synd), synd, static_cast<unsigned long long>(raddr), s.heap_base + off,
+           static_cast<unsigned long long>(off), in ? "" : ": outside the heap");
     __trap();
+#else
+    (void)s, (void)call, (void)pe, (void)t;
+#endif
 }
 
 // ---- builders (post.h calling convention: write one BB at slot, return the doorbell value) ----
@@ -175,7 +193,7 @@ __device__ __forceinline__ void wait(const State& s, const Target& t, uint32_t i
                    s.my_pe, call, blockIdx.x, threadIdx.x, what, sec, idx, pe, cons);
         });
     const uint32_t e = *reinterpret_cast<volatile uint32_t*>(&t.qp.ctr->error);
-    if (e != 0) trap_wqe(s, call, pe, e);
+    if (e != 0) trap_wqe(s, call, pe, t);
 }
 
 __device__ __forceinline__ bool in_heap(const State& s, const void* p, size_t n) {
@@ -291,7 +309,7 @@ static __device__ __noinline__ void quiet(const State& s) {
             const Target t = target(s, pe, slot);
             if (t.qp.sq == nullptr) continue;
             const uint32_t e = ::kishmem::device::ibgda::quiet<Share::gpu>(t.qp);
-            if (e != 0) trap_wqe(s, "shmem_quiet", pe, e);
+            if (e != 0) trap_wqe(s, "shmem_quiet", pe, t);
         }
     }
 }

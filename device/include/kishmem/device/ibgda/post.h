@@ -75,6 +75,8 @@ struct QpCounters {
     uint32_t cq_ci;      // CQ consumer index
     uint32_t poll_lock;  // 0 free, 1 a poller is in poll_cq
     uint32_t error;      // 0, or 0x100 | syndrome of the first error CQE seen
+    uint32_t error_wqe;  // that CQE's WQE: opcode << 16 | wqe_counter (written before error)
+    uint64_t error_raddr;  // the remote address that WQE named (0 for a NOP)
 };
 
 // Everything a kernel needs to post to one QP (plain data; a host object's device handle).
@@ -166,9 +168,15 @@ __device__ inline uint32_t poll_cq_locked(const DeviceQp& qp) {
     while (mlx5::poll_cqe(qp.cq, qp.log_cq, ci, &e)) {
         const uint32_t done = detail::widen(cons, static_cast<uint16_t>(e.wqe_counter + 1));
         if (static_cast<int32_t>(done - cons) > 0) cons = done;
-        if (mlx5::cqe_is_error(e.opcode)) {
-            if (S == Share::gpu) atomicCAS(&c->error, 0u, 0x100u | e.syndrome);
-            else atomicCAS_block(&c->error, 0u, 0x100u | e.syndrome);
+        if (mlx5::cqe_is_error(e.opcode) && *reinterpret_cast<volatile uint32_t*>(&c->error) == 0) {
+            // The first error (RC completes in order: flushes come after it). Its WQE is still
+            // in the ring: the slot is reused only after cons passes it, published below.
+            const uint8_t* w = qp.sq + (static_cast<size_t>(e.wqe_counter & ((1u << qp.log_bbs) - 1)) << mlx5::kSendWqeShift);
+            const bool has_raddr = e.wqe_opcode != mlx5::kOpNop && e.wqe_opcode != mlx5::kOpSend &&
+                                   e.wqe_opcode != mlx5::kOpSendImm;
+            c->error_raddr = has_raddr ? mlx5::be64(*reinterpret_cast<const volatile uint64_t*>(w + 16)) : 0;
+            c->error_wqe = static_cast<uint32_t>(e.wqe_opcode) << 16 | e.wqe_counter;
+            detail::st_release<S>(&c->error, 0x100u | e.syndrome);  // one poller at a time: no race
         }
         ++ci;
         ++n;
