@@ -45,6 +45,8 @@ public:
         }
     }
 
+    std::string failure() const override { return proxy_ ? proxy_->first_failure() : std::string(); }
+
     void close() override {
         if (proxy_) proxy_->stop();
         proxy_.reset();

@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "kishmem/device/amo_code.h"
@@ -103,6 +104,7 @@ std::size_t Proxy::poll_locked() {
                       static_cast<unsigned long long>(d.w[1]), why.c_str());
                 if (*c.view.error == 0) {
                     *c.view.error_index = c.tail;
+                    note_failure(c, d, why);
                     __atomic_store_n(const_cast<uint32_t*>(c.view.error), 0x100u | err | (d.pe & 0xffffu) << 16,
                                      __ATOMIC_RELEASE);
                 }
@@ -264,6 +266,26 @@ uint32_t post_host(const Channel& c, uint8_t op, uint8_t aux, int pe, const Desc
 uint32_t wait_host(const Channel& c, uint32_t idx) {
     while (static_cast<int32_t>(idx + 1 - load_acquire(c.done)) > 0) sched_yield();
     return load_acquire(c.error);
+}
+
+}  // namespace kishmem::proxy
+
+namespace kishmem::proxy {
+
+void Proxy::note_failure(Chan& c, const Desc& d, const std::string& why) {
+    *const_cast<uint32_t*>(error_op(c.view)) = d.op;
+    *const_cast<uint64_t*>(error_offset(c.view)) = d.w[1];
+    if (failed_.load(std::memory_order_relaxed)) return;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s to PE %u at heap offset 0x%llx (proxy channel %d, descriptor %u)",
+                  desc_op_name(d.op), d.pe, static_cast<unsigned long long>(d.w[1]), static_cast<int>(&c - ch_.data()),
+                  c.tail);
+    failure_ = std::string("the CPU proxy failed a kernel's ") + buf + ": " + why;
+    failed_.store(true, std::memory_order_release);
+}
+
+std::string Proxy::first_failure() const {
+    return failed_.load(std::memory_order_acquire) ? failure_ : std::string();
 }
 
 }  // namespace kishmem::proxy

@@ -7,9 +7,9 @@
 // CUDA is there, plain host memory otherwise):
 //   [0, 64 << log)            descriptor ring
 //   [64 << log, 128 << log)   result slots
-//   [128 << log, +64)         control words: done @0, error @4, error_index @8, and the
-//                             reservation counter host posters use @16 (kernels use their own
-//                             in GPU memory: device_proxy.cpp)
+//   [128 << log, +64)         control words: done @0, error @4, error_index @8, error_op @12,
+//                             the reservation counter host posters use @16 (kernels use their
+//                             own in GPU memory: device_proxy.cpp), error_offset @24 (u64)
 #pragma once
 
 #include <atomic>
@@ -62,6 +62,9 @@ public:
     // returns the descriptors executed.
     std::size_t poll();
     ProxyStats stats() const;
+    // The first descriptor that failed, in words ("" while none did): the operation, the
+    // target PE and offset, the channel and index, and why.
+    std::string first_failure() const;
 
 private:
     struct Chan {
@@ -75,6 +78,8 @@ private:
     uint32_t execute(Chan& c, uint32_t idx, const Desc& d, std::string* why);
     uint32_t amo(const Desc& d, uint64_t* old, std::string* why);
     uint32_t check_range(const Desc& d, uint64_t n, std::string* why) const;
+    // Keeps the details of a channel's first failed descriptor (control words, failure_).
+    void note_failure(Chan& c, const Desc& d, const std::string& why);
 
     ibgda::HeapAccess* heap_;
     int npes_;
@@ -87,6 +92,8 @@ private:
     struct Counters {
         std::atomic<uint64_t> executed{0}, errors{0}, bytes{0}, flushes{0};
     } n_;
+    std::atomic<bool> failed_{false};
+    std::string failure_;  // the first failure of any channel (written once, before failed_)
     ProgressThread thread_;  // last: stopped before the members its poll() uses go
 };
 

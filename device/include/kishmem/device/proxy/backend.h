@@ -20,7 +20,8 @@
 // Lanes of a warp posting together take their slots with one atomic. A slot's result cannot be
 // overwritten before its poster read it (channel.h, "results").
 // A descriptor the proxy rejected traps at the next wait or quiet, naming the PE, the call,
-// the error and the descriptor.
+// the operation, the channel and descriptor, the error and the address (KISHMEM_DEVICE_UNCHECKED
+// builds go on); the host names it too, at its next quiet or barrier.
 #pragma once
 #if defined(__CUDACC__)
 #include <stdint.h>
@@ -72,11 +73,18 @@ __device__ __forceinline__ void until(const kp::Channel& c, uint32_t target, con
 static __device__ __noinline__ void trap_proxy(const State& s, const kp::Channel& c, const char* call) {
     static const char* const names[] = {"?", "unknown operation", "PE out of range", "range outside the heap",
                                         "transfer failed", "bad atomic"};
+#if !defined(KISHMEM_DEVICE_UNCHECKED)
     const uint32_t e = *c.error, code = e & 0xffu;
-    printf("kishmem: PE %d: %s (device, block %d thread %d): an operation to PE %u through the CPU proxy failed: %s "
-           "(descriptor %u); the host log (SHMEM_DEBUG=1) has the details\n",
-           s.my_pe, call, blockIdx.x, threadIdx.x, e >> 16, code < 6 ? names[code] : names[0], *c.error_index);
+    const uint64_t off = *kp::error_offset(c);
+    const unsigned ch = static_cast<unsigned>(&c - s.proxy->channels);
+    printf("kishmem: PE %d: %s (device, block %d thread %d): CPU proxy %s to PE %u failed on channel %u (descriptor "
+           "%u): %s, heap offset 0x%llx (symmetric address %p); the host names it too\n",
+           s.my_pe, call, blockIdx.x, threadIdx.x, kp::desc_op_name(*kp::error_op(c)), e >> 16, ch, *c.error_index,
+           code < 6 ? names[code] : names[0], static_cast<unsigned long long>(off), s.heap_base + off);
     __trap();
+#else
+    (void)s, (void)c, (void)call, (void)names;  // the host names it at its next quiet or barrier
+#endif
 }
 
 // Slot indices for the calling lanes: the active lanes (they all post to this CTA's channel)

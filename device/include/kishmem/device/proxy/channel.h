@@ -24,7 +24,8 @@
 //   errors    a descriptor the proxy rejects (unknown op, PE out of range, range outside the
 //             heap, a failed transfer) still completes; the first error is kept in `error`
 //             (0x100 | code | pe << 16, code from ProxyError; the descriptor's index in
-//             error_index).
+//             error_index, its op in error_op and its remote offset in error_offset, both
+//             written before `error`).
 //
 // Descriptor words (little-endian u64, as both sides are):
 //   w0  seq (bits 0..31) | op (32..39) | aux (40..47) | pe (48..63)
@@ -70,6 +71,23 @@ struct Channel {
     uint32_t log_slots;
     uint32_t pad;
 };
+
+// Next to error_index in the channel's control words (runtime/src/transport/proxy/proxy.h):
+// the first failed descriptor's op (ProxyOp) and remote offset (its w1).
+KISHMEM_HD const volatile uint32_t* error_op(const Channel& c) { return c.error_index + 1; }
+KISHMEM_HD const volatile uint64_t* error_offset(const Channel& c) {
+    return reinterpret_cast<const volatile uint64_t*>(c.error + 5);  // 8-byte aligned: 24 bytes into the block
+}
+KISHMEM_HD const char* desc_op_name(uint32_t op) {
+    switch (op) {
+    case kOpPut: return "put";
+    case kOpPutInline: return "inline put";
+    case kOpGet: return "get";
+    case kOpAmo: return "atomic";
+    case kOpSignal: return "signal";
+    default: return "unknown operation";
+    }
+}
 
 // What kernels find in the device state: n channels (a CTA posts to channel block % n).
 struct ChannelTable {
