@@ -15,9 +15,10 @@ namespace {
 const char* fmt_name(Format f) { return f == Format::fp8_e4m3 ? "fp8_e4m3" : "bf16"; }
 
 int default_sms(const Config& c) {
-    const int want = c.num_sms > 0 ? c.num_sms : (c.max_tokens_per_pe < 64 ? c.max_tokens_per_pe : 64);
-    // every send block handles at most 1024 (token, k) entries
-    const int floor = (c.max_tokens_per_pe * c.topk + 1023) / 1024;
+    const int want = c.num_sms > 0 ? c.num_sms : (c.max_tokens_per_pe < 128 ? c.max_tokens_per_pe : 128);
+    // every send block handles at most 1024 (token, k) entries: ceil(T / blocks) tokens of K
+    const int per = c.topk > 0 && c.topk <= 1024 ? 1024 / c.topk : 1;
+    const int floor = (c.max_tokens_per_pe + per - 1) / per;
     return want > floor ? want : floor;
 }
 
@@ -220,7 +221,8 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
         poison = true;
     }
     const bool i64 = sizeof(Idx) == 8;
-    int sent = gpu_ ? GpuPath::dispatch_send(*this, s, x, idx, i64, poison ? 0 : T, poison)
+    const bool fuse = gpu_ && !send_only && !poison;  // the GPU send kernel also receives
+    int sent = gpu_ ? GpuPath::dispatch_send(*this, s, x, idx, i64, poison ? 0 : T, poison, fuse)
                     : HostPath::dispatch_send(*this, static_cast<const uint16_t*>(x), idx, i64, poison ? 0 : T, poison);
     if (rc != kOk) return rc;
     if (sent != kOk) return sent;
@@ -236,6 +238,11 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     out->src = v.recv_src(layout_);
     out->local_experts = layout_.L;
     out->max_recv = layout_.R;
+    if (fuse) {
+        recv_pending_ = false;
+        h->dispatch_received = true;
+        return kOk;
+    }
     return send_only ? kOk : dispatch_recv(s, h);
 }
 

@@ -8,7 +8,7 @@ bool GpuPath::is_device_memory(const void*) { return false; }
 bool GpuPath::capturing(cudaStream_t) { return false; }
 int GpuPath::init(Buffer&) { return kNoGpu; }
 void GpuPath::fini(Buffer&) {}
-int GpuPath::dispatch_send(Buffer&, cudaStream_t, const void*, const void*, bool, int, bool) { return kNoGpu; }
+int GpuPath::dispatch_send(Buffer&, cudaStream_t, const void*, const void*, bool, int, bool, bool) { return kNoGpu; }
 int GpuPath::dispatch_recv(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::combine_send(Buffer&, cudaStream_t, const void*) { return kNoGpu; }
 int GpuPath::combine_recv(Buffer&, cudaStream_t, const float*, void*, int) { return kNoGpu; }

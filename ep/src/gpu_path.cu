@@ -53,6 +53,18 @@ int GpuPath::init(Buffer& b) {
     if (cudaHostGetDevicePointer(&dev, host, 0) != cudaSuccess) return kNoGpu;
     b.err_ = dev;
     b.err_host_ = host;
+    // Kernels of several PEs share one GPU and some of them spin: every kernel here prefers the
+    // same (largest) shared-memory split, so that one PE's waiting blocks never leave an SM in a
+    // configuration another PE's blocks cannot join.
+    int d = 0;
+    if (cudaGetDevice(&d) != cudaSuccess || cudaDeviceGetAttribute(&b.dev_sms_, cudaDevAttrMultiProcessorCount, d) != cudaSuccess)
+        b.dev_sms_ = 0;
+    const void* fns[] = {reinterpret_cast<const void*>(gpu::dispatch_send<int32_t>),
+                         reinterpret_cast<const void*>(gpu::dispatch_send<int64_t>),
+                         reinterpret_cast<const void*>(gpu::dispatch_recv), reinterpret_cast<const void*>(gpu::combine_send),
+                         reinterpret_cast<const void*>(gpu::combine_recv)};
+    for (const void* f : fns) cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+    cudaGetLastError();
     zero_device(b.base_, b.layout_.total);
     return kOk;
 }
@@ -73,11 +85,13 @@ void GpuPath::zero_device(void* dst, size_t n) {
     cudaDeviceSynchronize();
 }
 
-int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison) {
+int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison,
+                           bool fuse_recv) {
     const gpu::Args a = KISHMEM_EP_ARGS(b);
     const auto* xs = static_cast<const uint16_t*>(x);
-    if (idx64) gpu::dispatch_send<int64_t><<<b.sms_, gpu::kThreads, 0, s>>>(a, xs, static_cast<const int64_t*>(idx), T, poison);
-    else gpu::dispatch_send<int32_t><<<b.sms_, gpu::kThreads, 0, s>>>(a, xs, static_cast<const int32_t*>(idx), T, poison);
+    const int f = fuse_recv ? 1 : 0;
+    if (idx64) gpu::dispatch_send<int64_t><<<b.sms_, gpu::kThreads, 0, s>>>(a, xs, static_cast<const int64_t*>(idx), T, poison, f);
+    else gpu::dispatch_send<int32_t><<<b.sms_, gpu::kThreads, 0, s>>>(a, xs, static_cast<const int32_t*>(idx), T, poison, f);
     const int rc = launched(b, "dispatch");
     return rc != kOk ? rc : poison ? kBadArgument : kOk;
 }
@@ -93,8 +107,14 @@ int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo) {
 }
 
 int GpuPath::combine_recv(Buffer& b, cudaStream_t s, const float* w, void* out, int T) {
-    const int blocks = T < b.sms_ ? (T > 0 ? T : 1) : b.sms_;
-    gpu::combine_recv<<<blocks, gpu::kThreads, 0, s>>>(KISHMEM_EP_ARGS(b), w, static_cast<uint16_t*>(out), T);
+    // A thread per 8 channels of a token. Every block waits for the flags, so the blocks of all
+    // PEs together stay within one per SM (PEs may share the GPU): the other PEs' senders keep room.
+    const long items = static_cast<long>(T) * b.layout_.H / 8, need = (items + gpu::kRecvThreads - 1) / gpu::kRecvThreads;
+    long cap = b.sms_;
+    if (b.dev_sms_ > 0 && b.dev_sms_ / b.layout_.npes < cap) cap = b.dev_sms_ / b.layout_.npes;
+    if (cap < 1) cap = 1;
+    const int blocks = static_cast<int>(need < 1 ? 1 : need < cap ? need : cap);
+    gpu::combine_recv<<<blocks, gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), w, static_cast<uint16_t*>(out), T);
     return launched(b, "combine_recv");
 }
 

@@ -44,7 +44,9 @@ struct GpuPath {
     static bool capturing(cudaStream_t s);         // the stream is being captured into a graph
     static int init(Buffer& b);                     // error record, zeroed block, pe_of table
     static void fini(Buffer& b);
-    static int dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison);
+    // fuse_recv: the send kernel's last block also does the receive (dispatch without send_only)
+    static int dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison,
+                             bool fuse_recv);
     static int dispatch_recv(Buffer& b, cudaStream_t s);
     static int combine_send(Buffer& b, cudaStream_t s, const void* expert_out);
     static int combine_recv(Buffer& b, cudaStream_t s, const float* weights, void* out, int T);

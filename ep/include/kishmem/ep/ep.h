@@ -29,7 +29,7 @@ struct Config {
     int topk = 8;                 // K: entries per token (1..16)
     int num_experts = 0;          // E: a multiple of the team size; expert e lives on team rank e / (E / npes)
     Format format = Format::fp8_e4m3;  // what dispatch sends: FP8 E4M3 + one float scale per 128 channels, or bf16
-    int num_sms = 0;              // GPU: blocks of the send kernels (0: min(T, 64)); CPU form: unused
+    int num_sms = 0;              // GPU: blocks of the send kernels (0: min(T, 128)); CPU form: unused
 };
 
 enum Status : int {
@@ -74,8 +74,8 @@ public:
     bool on_gpu() const { return gpu_; }
     const Layout& layout() const { return layout_; }
     const Config& config() const { return cfg_; }
-    // Blocks (SMs) the GPU send kernels use; the receive kernels use 1 (dispatch) and
-    // min(T, num_sms) (combine).
+    // Blocks (SMs) the GPU send kernels use; the receive kernels use 1 (dispatch; none without
+    // send_only: the send kernel's last block receives) and at most min(num_sms, SMs / npes) (combine).
     int num_sms() const { return sms_; }
 
     // x[T][H] bf16 (16-bit words), topk_idx[T][K] (-1: no expert). GPU heap: device pointers,
@@ -113,6 +113,7 @@ private:
     char* base_ = nullptr;       // the symmetric block
     bool gpu_ = false;
     int sms_ = 1;
+    int dev_sms_ = 0;            // GPU: multiprocessors of this PE's device (bounds the spinning receive)
     uint64_t round_ = 0;         // host's count of dispatch rounds (the kernels keep their own)
     bool recv_pending_ = false;  // a send_only dispatch waits for its dispatch_recv
     bool comb_pending_ = false;
