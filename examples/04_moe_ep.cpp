@@ -462,7 +462,7 @@ int main(int argc, char** argv) {
 #endif
             std::printf("\nSMs for communication (per PE): dispatch %d blocks to send + 1 to receive, combine %d to send + %d to "
                         "receive (of %d SMs); none between a send-only call and its hook\n",
-                        buf->num_sms(), buf->num_sms(), std::min(T, buf->num_sms()), sm);
+                        buf->num_sms(), buf->num_sms(), std::max(1, std::min(buf->num_sms(), sm / npes)), sm);
         } else {
             std::printf("\nCPU form: the calling thread of each PE does the work (no GPU)\n");
         }

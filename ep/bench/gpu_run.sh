@@ -3,6 +3,7 @@
 # and the flagship at 2 and 4 PEs on one GPU under a private MPS daemon (FP8 and bf16 dispatch;
 # load/store, then IBGDA over the software NIC and the CPU proxy), and NVSHMEM's
 # alltoallmem_on_stream moving the same bytes. Results in $OUT (default ./ep-results).
+# EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
@@ -28,18 +29,18 @@ run() {  # run NAME NP ENV... -- ARGS
   local name=$1 np=$2; shift 2
   local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
   echo "== $name" >> "$RES/flagship.txt"
-  env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device "${envs[@]}" timeout 200 mpirun -np "$np" --bind-to none \
+  env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device "${envs[@]}" timeout "${EP_RUN_TIMEOUT:-200}" mpirun -np "$np" --bind-to none \
     ${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:+-x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} \
     build-gpu/examples/04_moe_ep "$@" >> "$RES/flagship.txt" 2>&1 || { echo "FAIL $name"; fails=$((fails + 1)); }
 }
 for np in 2 4; do
   for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
 done
-run "ldst np2 fp8 sms32" 2 KISHMEM_REMOTE=auto -- --sms 32
-run "ldst np2 fp8 sms128" 2 KISHMEM_REMOTE=auto -- --sms 128
+run "ldst np2 fp8 sms64" 2 KISHMEM_REMOTE=auto -- --sms 64
+run "ldst np2 fp8 sms132" 2 KISHMEM_REMOTE=auto -- --sms 132
 for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
-NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)
+NV=; [[ ${EP_SKIP_NVSHMEM:-0} == 1 ]] || NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)
 if [[ -n $NV ]]; then
   mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
   mpi_inc=$(for d in $(mpicxx --showme:incdirs); do printf -- '-I%s ' "$d"; done)
