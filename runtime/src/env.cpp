@@ -6,23 +6,67 @@
 #include <cstring>
 #include <strings.h>
 
+#include <iterator>
+#include <type_traits>
+
 #include "kishmem/log.h"
 
 namespace kishmem::env {
 
+namespace {
+// auto_bool rows' words, in AutoBool's order (any boolean word is read as on or off).
+constexpr const char* kAutoBoolWords[] = {"auto", "on", "off"};
+std::vector<std::string> auto_bool_words() { return {std::begin(kAutoBoolWords), std::end(kAutoBoolWords)}; }
+
+// "auto_, ucx, ibgda" -> {"auto", "ucx", "ibgda"}: a choice row's enumerators as words.
+std::vector<std::string> words_of(const char* list) {
+    std::vector<std::string> out;
+    std::string w;
+    for (const char* p = list;; ++p) {
+        if (*p == ',' || *p == '\0') {
+            if (!w.empty() && w.back() == '_') w.pop_back();
+            out.push_back(w);
+            w.clear();
+            if (*p == '\0') break;
+        } else if (*p != ' ') {
+            w += *p;
+        }
+    }
+    return out;
+}
+}  // namespace
+
 const std::vector<Var>& table() {
     static const std::vector<Var> rows = {
+#define KISHMEM_ENV_STR(...) #__VA_ARGS__
 #define KISHMEM_ENV(id, name, alias, type, def, cat, doc) \
-    Var{name, alias, Type::type##_type_tag, def, cat, doc},
+    Var{name, alias, Type::type##_type_tag, def, cat, doc, type##_type_words},
+#define KISHMEM_ENV_CHOICE(id, name, alias, Enum, choices, def, cat, doc) \
+    Var{name, alias, Type::choice, def, cat, doc, words_of(KISHMEM_ENV_STR choices)},
 #define size_type_tag size
 #define int_type_tag int_
 #define bool_type_tag bool_
 #define seconds_type_tag seconds
 #define string_type_tag string
+#define auto_bool_type_tag auto_bool
+#define size_type_words {}
+#define int_type_words {}
+#define bool_type_words {}
+#define seconds_type_words {}
+#define string_type_words {}
+#define auto_bool_type_words auto_bool_words()
 #include "env.def"
+#undef KISHMEM_ENV_CHOICE
 #undef KISHMEM_ENV
+#undef KISHMEM_ENV_STR
     };
     return rows;
+}
+
+const Var* find(const char* name) {
+    for (const Var& v : table())
+        if (!std::strcmp(v.name, name)) return &v;
+    return nullptr;
 }
 
 std::string text_of(const Var& v, const char** source) {
@@ -95,31 +139,140 @@ bool parse_seconds(const char* text, double* out) {
     return true;
 }
 
-namespace {
-template <class T, class Parse>
-T get(const char* name, Parse parse, const char* kind) {
-    for (const Var& v : table()) {
-        if (std::strcmp(v.name, name)) continue;
-        const char* from = nullptr;
-        std::string text = text_of(v, &from);
-        T value{};
-        if (!parse(text.c_str(), &value))
-            fatal("shmem_init", "environment variable %s='%s' is not a valid %s", from, text.c_str(), kind);
-        return value;
-    }
-    fatal("env", "no variable %s in the table", name);
+bool parse_auto_bool(const char* text, AutoBool* out) {
+    bool b = false;
+    if (text && !strcasecmp(text, "auto")) *out = AutoBool::auto_;
+    else if (text && parse_bool(text, &b)) *out = b ? AutoBool::on : AutoBool::off;
+    else return false;
+    return true;
 }
-bool parse_string(const char* text, std::string* out) { return *out = text, true; }
+
+bool parse_choice(const Var& v, const char* text, int* index) {
+    if (!text) return false;
+    for (std::size_t i = 0; i < v.choices.size(); ++i)
+        if (!strcasecmp(text, v.choices[i].c_str())) return *index = static_cast<int>(i), true;
+    return false;
+}
+
+namespace {
+std::string join(const std::vector<std::string>& words) {
+    std::string s;
+    for (const std::string& w : words) s += (s.empty() ? "" : ", ") + w;
+    return s;
+}
+bool parse_string(const char*, std::string*) { return true; }
 }  // namespace
 
-#define KISHMEM_ENV_PARSE_size parse_size, "size (a number with an optional K, M, G or T suffix)"
-#define KISHMEM_ENV_PARSE_int parse_int, "integer"
-#define KISHMEM_ENV_PARSE_bool parse_bool, "boolean (1/0, yes/no, on/off, true/false)"
-#define KISHMEM_ENV_PARSE_seconds parse_seconds, "number of seconds"
-#define KISHMEM_ENV_PARSE_string parse_string, "string"
+std::string expected(const Var& v) {
+    switch (v.type) {
+        case Type::size: return "size (a number with an optional K, M, G or T suffix)";
+        case Type::int_: return "integer";
+        case Type::bool_: return "boolean (1/0, yes/no, on/off, true/false)";
+        case Type::seconds: return "number of seconds";
+        case Type::string: return "string";
+        case Type::auto_bool: return "one of " + join(v.choices) + " (or 1/0, yes/no, true/false)";
+        case Type::choice: return "one of " + join(v.choices);
+    }
+    return "?";
+}
+
+bool check_text(const Var& v, const std::string& text, const char* from, std::string* why) {
+    const char* t = text.c_str();
+    bool ok = true;
+    union {
+        std::size_t z;
+        long i;
+        bool b;
+        double d;
+        AutoBool ab;
+        int c;
+    } out;
+    switch (v.type) {
+        case Type::size: ok = parse_size(t, &out.z); break;
+        case Type::int_: ok = parse_int(t, &out.i); break;
+        case Type::bool_: ok = parse_bool(t, &out.b); break;
+        case Type::seconds: ok = parse_seconds(t, &out.d); break;
+        case Type::string: break;
+        case Type::auto_bool: ok = parse_auto_bool(t, &out.ab); break;
+        case Type::choice: ok = parse_choice(v, t, &out.c); break;
+    }
+    if (ok) return true;
+    // Words from a fixed list: "NAME='text': expected one of a, b, c"; numbers and the like keep
+    // the longer form.
+    if (v.type == Type::choice || v.type == Type::auto_bool)
+        *why = std::string(from) + "='" + text + "': expected " + expected(v);
+    else
+        *why = "environment variable " + std::string(from) + "='" + text + "' is not a valid " + expected(v);
+    return false;
+}
+
+bool check(const Var& v, std::string* why) {
+    const char* from = nullptr;
+    const std::string text = text_of(v, &from);
+    return check_text(v, text, from, why);
+}
+
+bool check_all(std::string* why) {
+    for (const Var& v : table())
+        if (!check(v, why)) return false;
+    return true;
+}
+
+namespace {
+const Var& row(const char* name) {
+    const Var* v = find(name);
+    if (!v) fatal("env", "no variable %s in the table", name);
+    return *v;
+}
+
+template <class T, class Parse>
+T get(const char* name, Parse parse) {
+    const Var& v = row(name);
+    const char* from = nullptr;
+    std::string text = text_of(v, &from);
+    T value{};
+    std::string why;
+    if (!check_text(v, text, from, &why)) fatal("shmem_init", "%s", why.c_str());
+    parse(text.c_str(), &value);
+    if constexpr (std::is_same_v<T, std::string>) value = text;
+    return value;
+}
+
+int get_choice(const char* name) {
+    const Var& v = row(name);
+    const char* from = nullptr;
+    std::string text = text_of(v, &from);
+    std::string why;
+    int index = 0;
+    if (!check_text(v, text, from, &why)) fatal("shmem_init", "%s", why.c_str());
+    parse_choice(v, text.c_str(), &index);
+    return index;
+}
+
+const char* word_of(const char* name, int index) {
+    const Var& v = row(name);
+    return index >= 0 && static_cast<std::size_t>(index) < v.choices.size() ? v.choices[index].c_str() : "?";
+}
+}  // namespace
+
 #define KISHMEM_ENV(id, name, alias, type, def, cat, doc) \
     KISHMEM_ENV_##type id() { return get<KISHMEM_ENV_##type>(name, KISHMEM_ENV_PARSE_##type); }
+#define KISHMEM_ENV_CHOICE(id, name, alias, Enum, choices, def, cat, doc) \
+    Enum id() { return static_cast<Enum>(get_choice(name)); }             \
+    const char* word(Enum v) { return word_of(name, static_cast<int>(v)); }
+#define KISHMEM_ENV_PARSE_size parse_size
+#define KISHMEM_ENV_PARSE_int parse_int
+#define KISHMEM_ENV_PARSE_bool parse_bool
+#define KISHMEM_ENV_PARSE_seconds parse_seconds
+#define KISHMEM_ENV_PARSE_string parse_string
+#define KISHMEM_ENV_PARSE_auto_bool parse_auto_bool
 #include "env.def"
+#undef KISHMEM_ENV_CHOICE
 #undef KISHMEM_ENV
+
+const char* word(AutoBool v) {
+    const auto i = static_cast<std::size_t>(v);
+    return i < std::size(kAutoBoolWords) ? kAutoBoolWords[i] : "?";
+}
 
 }  // namespace kishmem::env

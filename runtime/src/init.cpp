@@ -126,15 +126,17 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     State& s = state();
     if (s.initialized) return s.thread_level;
     if (s.finalized) fatal("shmem_init", "called after shmem_finalize; OpenSHMEM allows one init per program");
-    log_enable_debug(env::debug());
     log_set_abort(abort_job);
+    // Every variable of the env table is checked here, once, before anything reads one: a bad
+    // value ends the job saying what the variable accepts (env.def's types and choices).
+    std::string bad_env;
+    if (!env::check_all(&bad_env)) fatal("shmem_init", "%s", bad_env.c_str());
+    log_enable_debug(env::debug());
 
     const std::size_t heap_bytes = env::symmetric_size();
     routes::Config cfg;
-    if (!routes::parse_remote(env::remote(), &cfg.remote))
-        fatal("shmem_init", "KISHMEM_REMOTE='%s': expected auto, ucx, ibgda or proxy", env::remote().c_str());
-    if (!routes::parse_heap_mode(env::heap(), &cfg.heap))
-        fatal("shmem_init", "KISHMEM_HEAP='%s': expected auto, device or host", env::heap().c_str());
+    cfg.remote = env::remote();
+    cfg.heap = env::heap();
     if (heap_bytes < kReserved + kAllocAlign)
         fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%zu is too small: at least %zu bytes", heap_bytes, kReserved + kAllocAlign);
     WaitPolicy& waits = wait_policy();
@@ -170,7 +172,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
                     .u64(heap_bytes)
                     .u64(s.boot->local_ranks().size())
                     .u64(cfg.remote == routes::Remote::ucx)
-                    .str(env::heap())
+                    .str(env::word(cfg.heap))
                     .u64(static_bytes)
                     .bytes(affinity.data(), affinity.size())
                     .u64(static_cast<uint64_t>(getpid()))
@@ -192,9 +194,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         pids[r] = static_cast<pid_t>(rd.u64());
         if (rd.u64() != pid_namespace()) pids[r] = 0;  // not a pid this PE can look at
         if (!rd.at_end()) fatal("shmem_init", "malformed bootstrap data from PE %d", r);
-        if (heap_mode != env::heap())
+        if (heap_mode != env::word(cfg.heap))
             fatal("shmem_init", "PE %d has KISHMEM_HEAP=%s, this PE %s: set it alike on every PE", r, heap_mode.c_str(),
-                  env::heap().c_str());
+                  env::word(cfg.heap));
         if (size != heap_bytes)
             fatal("shmem_init", "PE %d has a %llu-byte symmetric heap, this PE %zu: set SHMEM_SYMMETRIC_SIZE alike on every PE",
                   r, static_cast<unsigned long long>(size), heap_bytes);
@@ -284,14 +286,11 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     if (static_bytes) open_statics(static_base, static_bytes, s.routes, setup.share_statics);
     for (Transport* t : s.transports) s.needs_progress |= (t->caps() & cap_needs_progress) != 0;
 
-    std::string y = env::yield();
-    bool yy = false;
+    const env::AutoBool y = env::yield();
     const int spare_cpus = cpus_shared_by_pes(masks, s.local);
-    if (y == "auto") waits.yield = spare_cpus < 0;
-    else if (env::parse_bool(y.c_str(), &yy)) waits.yield = yy;
-    else fatal("shmem_init", "KISHMEM_YIELD='%s': expected auto, 1 or 0", y.c_str());
+    waits.yield = y == env::AutoBool::auto_ ? spare_cpus < 0 : y == env::AutoBool::on;
     debug("waits %s (KISHMEM_YIELD=%s; %d same-host PEs, %d CPUs in their affinity masks together)",
-          waits.yield ? "yield the CPU" : "spin", y.c_str(), nlocal, nlocal + spare_cpus);
+          waits.yield ? "yield the CPU" : "spin", env::word(y), nlocal, nlocal + spare_cpus);
 
     // Channels a context can own: the most any transport in use keeps apart (a transport with
     // fewer maps channel c to c % its count).

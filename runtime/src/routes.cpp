@@ -2,23 +2,6 @@
 
 namespace kishmem::routes {
 
-bool parse_remote(const std::string& t, Remote* out) {
-    if (t == "auto") *out = Remote::auto_;
-    else if (t == "ucx") *out = Remote::ucx;
-    else if (t == "ibgda") *out = Remote::ibgda;
-    else if (t == "proxy") *out = Remote::proxy;
-    else return false;
-    return true;
-}
-
-bool parse_heap_mode(const std::string& t, HeapMode* out) {
-    if (t == "auto") *out = HeapMode::auto_;
-    else if (t == "device") *out = HeapMode::device;
-    else if (t == "host") *out = HeapMode::host;
-    else return false;
-    return true;
-}
-
 const char* name(Path p) {
     switch (p) {
         case Path::load_store: return "load/store";

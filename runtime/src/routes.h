@@ -8,10 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "kishmem/env.h"
+
 namespace kishmem::routes {
 
-enum class Remote : uint8_t { auto_, ucx, ibgda, proxy };  // KISHMEM_REMOTE
-enum class HeapMode : uint8_t { auto_, device, host };     // KISHMEM_HEAP
+// KISHMEM_REMOTE and KISHMEM_HEAP as the env table types them (env.def lists their words;
+// env::remote() and env::heap() read them, checked at init).
+using Remote = env::Remote;      // auto_, ucx, ibgda, proxy
+using HeapMode = env::HeapMode;  // auto_, device, host
 
 // How this PE reaches a peer's memory from host code.
 enum class Path : uint8_t {
@@ -31,9 +35,6 @@ struct Config {
     HeapMode heap = HeapMode::auto_;
 };
 
-// Parses the variables' text; false for a value outside the choices.
-bool parse_remote(const std::string& text, Remote* out);
-bool parse_heap_mode(const std::string& text, HeapMode* out);
 const char* name(Path p);
 const char* name(DeviceBackendKind k);
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "kishmem/env.h"
 
@@ -70,4 +71,93 @@ TEST(Env, SpecNameWinsOverAlias) {
     unsetenv("SHMEM_SYMMETRIC_SIZE");
     unsetenv("KISHMEM_SYMMETRIC_SIZE");
     EXPECT_EQ(symmetric_size(), 512u << 20);  // the table's default
+}
+
+// ---- typed rows: words from a fixed list (env.def's KISHMEM_ENV_CHOICE) and auto_bool --------
+
+TEST(Env, ChoiceRowsListTheirWords) {
+    const Var* remote = find("KISHMEM_REMOTE");
+    ASSERT_NE(remote, nullptr);
+    EXPECT_EQ(remote->type, Type::choice);
+    EXPECT_EQ(remote->choices, (std::vector<std::string>{"auto", "ucx", "ibgda", "proxy"}));
+    const Var* nic = find("KISHMEM_IBGDA_NIC");
+    ASSERT_NE(nic, nullptr);
+    EXPECT_EQ(nic->choices, (std::vector<std::string>{"auto", "hw", "sim"}));
+    EXPECT_EQ(find("KISHMEM_HEAP")->choices, (std::vector<std::string>{"auto", "device", "host"}));
+    EXPECT_EQ(find("KISHMEM_BOOTSTRAP")->choices, (std::vector<std::string>{"auto", "pmix", "singleton"}));
+    EXPECT_EQ(find("KISHMEM_YIELD")->type, Type::auto_bool);
+    EXPECT_EQ(find("NO_SUCH_VARIABLE"), nullptr);
+}
+
+TEST(Env, ParseChoice) {
+    const Var& remote = *find("KISHMEM_REMOTE");
+    int i = -1;
+    EXPECT_TRUE(parse_choice(remote, "ibgda", &i));
+    EXPECT_EQ(i, 2);
+    EXPECT_TRUE(parse_choice(remote, "UCX", &i));  // words are case-insensitive
+    EXPECT_EQ(i, 1);
+    i = 7;
+    for (const char* bad : {"", "bogus", "auto_", "ib", "proxy ", "1"}) {
+        EXPECT_FALSE(parse_choice(remote, bad, &i)) << bad;
+        EXPECT_EQ(i, 7) << "output written on failure for " << bad;
+    }
+    EXPECT_FALSE(parse_choice(remote, nullptr, &i));
+}
+
+TEST(Env, ParseAutoBool) {
+    AutoBool a = AutoBool::off;
+    EXPECT_TRUE(parse_auto_bool("auto", &a));
+    EXPECT_EQ(a, AutoBool::auto_);
+    EXPECT_TRUE(parse_auto_bool("1", &a));
+    EXPECT_EQ(a, AutoBool::on);
+    EXPECT_TRUE(parse_auto_bool("off", &a));
+    EXPECT_EQ(a, AutoBool::off);
+    EXPECT_TRUE(parse_auto_bool("Yes", &a));
+    EXPECT_EQ(a, AutoBool::on);
+    a = AutoBool::auto_;
+    EXPECT_FALSE(parse_auto_bool("sometimes", &a));
+    EXPECT_FALSE(parse_auto_bool("", &a));
+    EXPECT_EQ(a, AutoBool::auto_);
+}
+
+TEST(Env, EveryDefaultIsValid) {
+    std::string why;
+    for (const Var& v : table()) EXPECT_TRUE(check_text(v, v.default_text, v.name, &why)) << v.name << ": " << why;
+}
+
+TEST(Env, CheckNamesTheVariableAndTheWords) {
+    std::string why;
+    EXPECT_FALSE(check_text(*find("KISHMEM_REMOTE"), "bogus", "KISHMEM_REMOTE", &why));
+    EXPECT_EQ(why, "KISHMEM_REMOTE='bogus': expected one of auto, ucx, ibgda, proxy");
+    EXPECT_FALSE(check_text(*find("KISHMEM_IBGDA_NIC"), "gpu", "KISHMEM_IBGDA_NIC", &why));
+    EXPECT_EQ(why, "KISHMEM_IBGDA_NIC='gpu': expected one of auto, hw, sim");
+    EXPECT_FALSE(check_text(*find("KISHMEM_YIELD"), "2", "KISHMEM_YIELD", &why));
+    EXPECT_EQ(why, "KISHMEM_YIELD='2': expected one of auto, on, off (or 1/0, yes/no, true/false)");
+    EXPECT_FALSE(check_text(*find("SHMEM_SYMMETRIC_SIZE"), "12Q", "KISHMEM_SYMMETRIC_SIZE", &why));
+    EXPECT_EQ(why.rfind("environment variable KISHMEM_SYMMETRIC_SIZE='12Q' is not a valid size", 0), 0u) << why;
+    why = "untouched";
+    EXPECT_TRUE(check_text(*find("KISHMEM_HEAP"), "host", "KISHMEM_HEAP", &why));
+    EXPECT_EQ(why, "untouched");
+}
+
+TEST(Env, TypedAccessorsAndWords) {
+    setenv("KISHMEM_REMOTE", "proxy", 1);
+    setenv("KISHMEM_IBGDA_NIC", "Sim", 1);
+    setenv("KISHMEM_YIELD", "0", 1);
+    EXPECT_EQ(remote(), Remote::proxy);
+    EXPECT_EQ(ibgda_nic(), IbgdaNic::sim);
+    EXPECT_EQ(yield(), AutoBool::off);
+    EXPECT_STREQ(word(remote()), "proxy");
+    EXPECT_STREQ(word(IbgdaNic::auto_), "auto");
+    EXPECT_STREQ(word(HeapMode::device), "device");
+    EXPECT_STREQ(word(AutoBool::on), "on");
+    std::string why;
+    EXPECT_TRUE(check_all(&why)) << why;
+    setenv("KISHMEM_IBGDA_NIC", "bogus", 1);
+    EXPECT_FALSE(check_all(&why));
+    EXPECT_EQ(why, "KISHMEM_IBGDA_NIC='bogus': expected one of auto, hw, sim");
+    for (const char* v : {"KISHMEM_REMOTE", "KISHMEM_IBGDA_NIC", "KISHMEM_YIELD"}) unsetenv(v);
+    EXPECT_EQ(remote(), Remote::auto_);  // the table's default
+    EXPECT_EQ(yield(), AutoBool::auto_);
+    EXPECT_TRUE(check_all(&why)) << why;
 }

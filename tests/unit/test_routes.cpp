@@ -4,6 +4,7 @@
 // alike (whether UCX is opened, for the heap and for global variables) checked to agree.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -114,14 +115,15 @@ TEST(Routes, EveryCombination) {
     EXPECT_GT(cases, 500);
 }
 
-TEST(Routes, ParseChoices) {
-    Remote r{};
-    HeapMode h{};
-    EXPECT_TRUE(parse_remote("proxy", &r));
-    EXPECT_EQ(r, Remote::proxy);
-    EXPECT_TRUE(parse_heap_mode("device", &h));
-    EXPECT_EQ(h, HeapMode::device);
-    EXPECT_FALSE(parse_remote("bogus", &r));
-    EXPECT_FALSE(parse_remote("", &r));
-    EXPECT_FALSE(parse_heap_mode("gpu", &h));
+// The configuration comes from the env table's typed rows (test_env.cpp parses them); the
+// routes take their enums as they are.
+TEST(Routes, ConfigFromEnvTable) {
+    setenv("KISHMEM_REMOTE", "proxy", 1);
+    setenv("KISHMEM_HEAP", "device", 1);
+    EXPECT_EQ(kishmem::env::remote(), Remote::proxy);
+    EXPECT_EQ(kishmem::env::heap(), HeapMode::device);
+    unsetenv("KISHMEM_REMOTE");
+    unsetenv("KISHMEM_HEAP");
+    EXPECT_EQ(kishmem::env::remote(), Remote::auto_);
+    EXPECT_EQ(kishmem::env::heap(), HeapMode::auto_);
 }

@@ -16,13 +16,20 @@ static void usage() {
                 "  --env       every environment variable with its type, default, value and doc\n");
 }
 
-static const char* type_name(kishmem::env::Type t) {
-    switch (t) {
-        case kishmem::env::Type::size: return "size";
-        case kishmem::env::Type::int_: return "int";
-        case kishmem::env::Type::bool_: return "bool";
-        case kishmem::env::Type::seconds: return "seconds";
-        case kishmem::env::Type::string: return "string";
+// The type as the listing shows it; a variable with a fixed set of words shows them.
+static std::string type_name(const kishmem::env::Var& v) {
+    using kishmem::env::Type;
+    switch (v.type) {
+        case Type::size: return "size";
+        case Type::int_: return "int";
+        case Type::bool_: return "bool";
+        case Type::seconds: return "seconds";
+        case Type::string: return "string";
+        case Type::auto_bool: case Type::choice: {
+            std::string s;
+            for (const std::string& w : v.choices) s += (s.empty() ? "" : "|") + w;
+            return v.type == Type::auto_bool ? s + " or a boolean" : s;
+        }
     }
     return "?";
 }
@@ -38,7 +45,7 @@ static void print_env() {
         const char* from = nullptr;
         std::string text = kishmem::env::text_of(v, &from);
         std::printf("  %s%s%s (%s, default %s) = %s [%s]\n      %s\n", v.name, v.alias[0] ? " or " : "", v.alias,
-                    type_name(v.type), v.default_text, text.c_str(), from, v.doc);
+                    type_name(v).c_str(), v.default_text, text.c_str(), from, v.doc);
     }
 }
 

@@ -7,7 +7,20 @@
 
 namespace kishmem::env {
 
-enum class Type { size, int_, bool_, seconds, string };
+enum class Type { size, int_, bool_, seconds, string, auto_bool, choice };
+
+// auto_bool rows: "auto" or a boolean (UCX's on/off/auto).
+enum class AutoBool : uint8_t { auto_, on, off };
+
+// The enum of each choice row (env.def): its enumerators are the row's choices, in order.
+#define KISHMEM_ENV_UNPAREN(...) __VA_ARGS__
+#define KISHMEM_ENV(id, name, alias, type, def, cat, doc)
+#define KISHMEM_ENV_CHOICE(id, name, alias, Enum, choices, def, cat, doc) \
+    enum class Enum : uint8_t { KISHMEM_ENV_UNPAREN choices };
+#include "../../src/env.def"
+#undef KISHMEM_ENV_CHOICE
+#undef KISHMEM_ENV
+#undef KISHMEM_ENV_UNPAREN
 
 struct Var {
     const char* name;
@@ -16,10 +29,13 @@ struct Var {
     const char* default_text;
     const char* category;
     const char* doc;
+    std::vector<std::string> choices;  // choice and auto_bool rows: the words allowed, in order
 };
 
 // Every row of the table, in table order.
 const std::vector<Var>& table();
+// The row named `name` (NAME, not ALIAS); nullptr when there is none.
+const Var* find(const char* name);
 
 // The text the process sees for a row (NAME, else ALIAS, else default) and where it came from.
 std::string text_of(const Var& v, const char** source = nullptr);
@@ -29,6 +45,20 @@ bool parse_size(const char* text, std::size_t* out);
 bool parse_bool(const char* text, bool* out);
 bool parse_int(const char* text, long* out);
 bool parse_seconds(const char* text, double* out);
+bool parse_auto_bool(const char* text, AutoBool* out);
+// A choice row's word (case-insensitive) as its index in v.choices.
+bool parse_choice(const Var& v, const char* text, int* index);
+
+// What a row accepts, for messages: "one of auto, ucx, ibgda, proxy", "size (a number ...)".
+std::string expected(const Var& v);
+// Whether `text` is a valid value of row v; if not, *why says so, naming the variable (as
+// `from`, the name it was read under) and what it accepts, e.g.
+// "KISHMEM_REMOTE='bogus': expected one of auto, ucx, ibgda, proxy".
+bool check_text(const Var& v, const std::string& text, const char* from, std::string* why);
+// The same for the value this process sees.
+bool check(const Var& v, std::string* why);
+// Every row, in table order; false with *why for the first bad one.  shmem_init calls it first.
+bool check_all(std::string* why);
 
 // Typed accessors, one per row; a malformed value is a fatal error naming the variable.
 #define KISHMEM_ENV_size std::size_t
@@ -36,8 +66,14 @@ bool parse_seconds(const char* text, double* out);
 #define KISHMEM_ENV_bool bool
 #define KISHMEM_ENV_seconds double
 #define KISHMEM_ENV_string std::string
+#define KISHMEM_ENV_auto_bool AutoBool
 #define KISHMEM_ENV(id, name, alias, type, def, cat, doc) KISHMEM_ENV_##type id();
+#define KISHMEM_ENV_CHOICE(id, name, alias, Enum, choices, def, cat, doc) \
+    Enum id();                                                            \
+    const char* word(Enum v);
 #include "../../src/env.def"
+#undef KISHMEM_ENV_CHOICE
 #undef KISHMEM_ENV
+const char* word(AutoBool v);
 
 }  // namespace kishmem::env

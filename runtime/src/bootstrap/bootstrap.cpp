@@ -49,17 +49,16 @@ long launcher_task_count(const char** which) {
 std::unique_ptr<Bootstrap> bootstrap_singleton() { return std::make_unique<Singleton>(); }
 
 std::unique_ptr<Bootstrap> bootstrap_open() {
-    std::string mode = env::bootstrap();
-    if (mode != "auto" && mode != "pmix" && mode != "singleton")
-        fatal("shmem_init", "KISHMEM_BOOTSTRAP='%s': expected auto, pmix or singleton", mode.c_str());
-    if (mode == "singleton") return bootstrap_singleton();
+    using Mode = env::BootstrapMode;
+    const Mode mode = env::bootstrap();  // checked at init (env.def lists the words)
+    if (mode == Mode::singleton) return bootstrap_singleton();
 
     std::string why = "this library was built without PMIx";
     bool pmix_env = std::getenv("PMIX_NAMESPACE") || std::getenv("PMIX_SERVER_URI41") ||
                     std::getenv("PMIX_SERVER_URI4") || std::getenv("PMIX_SERVER_URI3") ||
                     std::getenv("PMIX_SERVER_URI2") || std::getenv("PMIX_SERVER_URI21");
 #if KISHMEM_HAVE_PMIX
-    if (pmix_env || mode == "pmix") {
+    if (pmix_env || mode == Mode::pmix) {
         if (auto b = bootstrap_pmix(&why)) return b;
     } else {
         why = "no PMIx server in the environment (PMIX_NAMESPACE is unset)";
@@ -67,7 +66,7 @@ std::unique_ptr<Bootstrap> bootstrap_open() {
 #endif
     const char* which = nullptr;
     long tasks = launcher_task_count(&which);
-    if (mode == "pmix" || tasks > 1) {
+    if (mode == Mode::pmix || tasks > 1) {
         std::string advice;
         if (std::getenv("SLURM_JOB_ID"))
             advice = "under Slurm, launch with 'srun --mpi=pmix' (this task came from srun without PMIx, "

@@ -88,7 +88,7 @@ Status IbgdaBackend::open(const DeviceBackendArgs& args, device::State* st, std:
     NicKind kind = NicKind::sim;
     Status ok = choose_nic(&kind, &mine_why);
     if (ok == Status::ok && kind == NicKind::hw) {
-        if (env::ibgda_nic() == "hw") {
+        if (env::ibgda_nic() == env::IbgdaNic::hw) {
             ok = Status::unsupported;
             mine_why = "KISHMEM_IBGDA_NIC=hw: kernels post to the software NIC only so far (the DEVX QPs are not "
                        "wired to the device path)";

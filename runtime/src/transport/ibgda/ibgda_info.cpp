@@ -29,12 +29,10 @@ static bool hw_usable(std::string* what) {
 }
 
 Status choose_nic(NicKind* kind, std::string* why) {
-    const std::string want = env::ibgda_nic();
-    if (want != "auto" && want != "hw" && want != "sim") {
-        *why = "KISHMEM_IBGDA_NIC='" + want + "': expected auto, hw or sim";
-        return Status::invalid;
-    }
-    if (want == "sim") {
+    // kishmem-info asks without shmem_init, which checks every variable: check this one here.
+    if (!env::check(*env::find("KISHMEM_IBGDA_NIC"), why)) return Status::invalid;
+    const env::IbgdaNic want = env::ibgda_nic();
+    if (want == env::IbgdaNic::sim) {
         *kind = NicKind::sim;
         *why = "software NIC (KISHMEM_IBGDA_NIC=sim)";
         return Status::ok;
@@ -46,7 +44,7 @@ Status choose_nic(NicKind* kind, std::string* why) {
         *why = "mlx5 " + what;
         return Status::ok;
     }
-    if (want == "hw") {
+    if (want == env::IbgdaNic::hw) {
         *why = "KISHMEM_IBGDA_NIC=hw, and no mlx5 device is usable: " + what;
         return Status::unreachable;
     }
@@ -65,13 +63,14 @@ std::string ibgda_status() {
     std::string line = hw ? "mlx5 NIC: " + what : "mlx5 NIC unavailable: " + what;
     ibgda::NicKind kind;
     std::string why;
-    if (ibgda::choose_nic(&kind, &why) != Status::ok) {
+    const Status chosen = ibgda::choose_nic(&kind, &why);
+    if (chosen != Status::ok) {
         // KISHMEM_IBGDA_NIC=hw without a usable device: the reason is already on the line.
-        if (!hw && env::ibgda_nic() == "hw") return line + "; IBGDA unavailable: KISHMEM_IBGDA_NIC=hw and no usable mlx5 NIC";
+        if (chosen == Status::unreachable) return line + "; IBGDA unavailable: KISHMEM_IBGDA_NIC=hw and no usable mlx5 NIC";
         return line + "; IBGDA unavailable: " + why;
     }
     return line + "; IBGDA runs on the " + (kind == ibgda::NicKind::hw ? "mlx5 NIC" : "software NIC") +
-           " (KISHMEM_IBGDA_NIC=" + env::ibgda_nic() + ")";
+           " (KISHMEM_IBGDA_NIC=" + env::word(env::ibgda_nic()) + ")";
 }
 
 }  // namespace kishmem
