@@ -8,6 +8,7 @@
 #include "bootstrap/bootstrap.h"
 #include "kishmem/runtime.h"
 #include "kishmem/team.h"
+#include "kishmem/vocab.h"
 #include "heap/allocator.h"
 #include "heap/segment.h"
 #include "routes.h"
@@ -37,7 +38,7 @@ constexpr std::size_t kSlotBytes = 64;
 constexpr std::size_t kSyncBytes = 2 * kMaxRounds * kSlotBytes;
 constexpr std::size_t kScratchBytes = 12 * 1024;
 constexpr std::size_t kTeamRegion = kSyncBytes + kScratchBytes;
-constexpr int kMaxTeams = 64;
+// kMaxTeams: kishmem/vocab.h (the device state has one Team per slot as well).
 constexpr std::size_t kReserved = kMaxTeams * kTeamRegion;
 constexpr std::size_t kAllocAlign = 64;
 constexpr int kTeamSlotWorld = 0;

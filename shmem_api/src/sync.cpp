@@ -3,21 +3,15 @@
 
 #include "check.h"
 #include "kishmem/log.h"
+#include "kishmem/vocab.h"
+
+// The spec's comparison constants are kishmem::Cmp, the one numbering host and device waits use.
+static_assert(SHMEM_CMP_EQ == static_cast<int>(kishmem::Cmp::eq) && SHMEM_CMP_NE == static_cast<int>(kishmem::Cmp::ne) &&
+                  SHMEM_CMP_GT == static_cast<int>(kishmem::Cmp::gt) && SHMEM_CMP_GE == static_cast<int>(kishmem::Cmp::ge) &&
+                  SHMEM_CMP_LT == static_cast<int>(kishmem::Cmp::lt) && SHMEM_CMP_LE == static_cast<int>(kishmem::Cmp::le),
+              "shmem.h's SHMEM_CMP_* and kishmem/vocab.h's Cmp agree");
 
 namespace kishmem::api {
-
-template <class T>
-inline bool compare(T v, int cmp, T ref) {
-    switch (cmp) {
-        case SHMEM_CMP_EQ: return v == ref;
-        case SHMEM_CMP_NE: return v != ref;
-        case SHMEM_CMP_GT: return v > ref;
-        case SHMEM_CMP_GE: return v >= ref;
-        case SHMEM_CMP_LT: return v < ref;
-        case SHMEM_CMP_LE: return v <= ref;
-    }
-    return false;
-}
 
 template <class T>
 inline T load(const T* p) {
@@ -30,7 +24,7 @@ inline T load(const T* p) {
 }
 
 inline void check_cmp(const char* call, int cmp) {
-    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
+    if (!cmp_valid(cmp))
         fatal(call, "comparison operator %d is not one of SHMEM_CMP_EQ/NE/GT/GE/LT/LE", cmp);
 }
 
@@ -45,7 +39,7 @@ struct Cond {
     const T* refs;  // nullptr: every element compares with `ref`
     T ref;
     bool active(std::size_t i) const { return !status || !status[i]; }
-    bool met(std::size_t i) const { return compare(load(ivars + i), cmp, refs ? refs[i] : ref); }
+    bool met(std::size_t i) const { return compare(load(ivars + i), static_cast<Cmp>(cmp), refs ? refs[i] : ref); }
 };
 
 template <class T>
@@ -272,7 +266,7 @@ uint64_t shmem_signal_wait_until(uint64_t* sig, int cmp, uint64_t x) {
     const char* call = "shmem_signal_wait_until";
     cond<uint64_t>(call, sig, 1, nullptr, cmp, nullptr, x);  // argument checks, progress
     uint64_t seen = 0;  // the value that met the condition, not a later one
-    wait_for(call, sig, [&] { return compare(seen = load(sig), cmp, x); });
+    wait_for(call, sig, [&] { return compare(seen = load(sig), static_cast<Cmp>(cmp), x); });
     return seen;
 }
 K_ALIAS(uint64_t, signal_fetch, const uint64_t* sig)

@@ -17,13 +17,12 @@
 #include <vector>
 
 #include "../mp/mp_check.h"  // CHECK
-#include "kishmem/device/amo_code.h"
 #include "kishmem/runtime.h"
+#include "kishmem/vocab.h"
 #include "transport/ibgda/heap_access.h"
 #include "transport/proxy/proxy.h"
 
 using namespace kishmem::proxy;
-namespace kd = kishmem::device;
 
 static int me = -1, npes = 0;
 
@@ -33,6 +32,11 @@ constexpr int kChunk = 4096;  // bytes each PE puts into each PE's inbox
 constexpr int kAdds = 40;     // AMO rounds per PE and thread
 
 uint8_t pattern(int from, int i) { return static_cast<uint8_t>(from * 31 + i * 13 + 1); }
+
+// An AMO descriptor's aux: the operation (kishmem/vocab.h) and the width.
+uint8_t amo_aux(kishmem::AmoOp op, bool wide = false) {
+    return static_cast<uint8_t>(static_cast<unsigned>(op) | (wide ? kAmoWide : 0));
+}
 
 // The symmetric layout (one shmem_calloc).
 struct Layout {
@@ -88,13 +92,13 @@ int main() {
         for (int r = 0; r < kAdds; ++r)
             for (int k = 0; k < npes; ++k) {
                 const int pe = (me + k) % npes;
-                const uint32_t i = post_host(c, kOpAmo, kd::kFetchAdd | kAmoWide, pe, body_amo(L.off(L.words()), 1, 0));
+                const uint32_t i = post_host(c, kOpAmo, amo_aux(kishmem::AmoOp::fetch_add, true), pe, body_amo(L.off(L.words()), 1, 0));
                 CHECK(wait_host(c, i) == 0, "fetch-add error");
                 uint64_t old;
                 std::memcpy(&old, result_slot(c, i), 8);
                 olds[t].push_back(old);
                 // 4-byte add of 3 to the high half of word 1 (a compare-swap loop in the proxy)
-                last = post_host(c, kOpAmo, kd::kAdd, pe, body_amo(L.off(L.words() + 1) + 4, 3, 0));
+                last = post_host(c, kOpAmo, amo_aux(kishmem::AmoOp::add), pe, body_amo(L.off(L.words() + 1) + 4, 3, 0));
                 last = post_host(c, kOpSignal, 1, pe, body_signal(L.off(L.words() + 4), 1));
             }
         CHECK(wait_host(c, last) == 0, "channel %d error 0x%x", t, *c.error);
@@ -105,8 +109,8 @@ int main() {
     // fetch-or of bit me into every PE's word 2 (4 bytes), and one compare-swap on PE 0's lock
     const Channel c0 = proxy.channel(0);
     for (int pe = 0; pe < npes; ++pe)
-        CHECK(wait_host(c0, post_host(c0, kOpAmo, kd::kOr, pe, body_amo(L.off(L.words() + 2), 1u << me, 0))) == 0, "or");
-    const uint32_t ci = post_host(c0, kOpAmo, kd::kCswap | kAmoWide, 0, body_amo(L.off(L.words() + 3), me + 1, 0));
+        CHECK(wait_host(c0, post_host(c0, kOpAmo, amo_aux(kishmem::AmoOp::or_), pe, body_amo(L.off(L.words() + 2), 1u << me, 0))) == 0, "or");
+    const uint32_t ci = post_host(c0, kOpAmo, amo_aux(kishmem::AmoOp::cswap, true), 0, body_amo(L.off(L.words() + 3), me + 1, 0));
     CHECK(wait_host(c0, ci) == 0, "cswap");
     uint64_t won;
     std::memcpy(&won, result_slot(c0, ci), 8);
@@ -122,7 +126,7 @@ int main() {
     post_host(ce, 77, 0, 0, body_put(0, 0, 0));                                  // unknown op
     post_host(ce, kOpPutInline, 0, 0, body_inline(0, "", 0));                    // empty inline
     post_host(ce, kOpGet, 0, 0, body_get(0, 0, 65));                             // result slot too small
-    post_host(ce, kOpAmo, kd::kAdd | kAmoWide, 0, body_amo(4, 1, 0));           // unaligned 8-byte AMO
+    post_host(ce, kOpAmo, amo_aux(kishmem::AmoOp::add, true), 0, body_amo(4, 1, 0));           // unaligned 8-byte AMO
     const uint32_t ok_idx = post_host(ce, kOpGet, 0, me, body_get(L.off(L.src()), 0, 16));  // still served
     wait_host(ce, ok_idx);
     CHECK(proxy.stats().errors == before + 5, "errors counted: %llu, expected %llu",

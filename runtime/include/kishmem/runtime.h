@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kishmem/amo_op.h"
-#include "kishmem/waiter.h"
 #include "kishmem/team.h"
+#include "kishmem/vocab.h"
+#include "kishmem/waiter.h"
 
 namespace kishmem::rt {
+
+using ::kishmem::AmoOp;  // kishmem/vocab.h: the one numbering of host, device and proxy
 
 // What the hot paths read, filled once at init (derived from the process state and the route
 // table; nothing here is decided anew).

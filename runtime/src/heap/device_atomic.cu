@@ -3,14 +3,13 @@
 #include <cuda_runtime.h>
 
 #include "device_heap.h"
-#include "kishmem/amo_op.h"
+#include "kishmem/vocab.h"
 
 namespace kishmem {
 namespace {
 
 template <class W>
 __device__ W apply(W* p, int op, W v, W c) {
-    using rt::AmoOp;
     switch (static_cast<AmoOp>(op)) {
         case AmoOp::fetch: return atomicAdd(p, W(0));
         case AmoOp::set: return atomicExch(p, v);

@@ -3,13 +3,12 @@
 #pragma once
 #include <cstdint>
 
-#include "kishmem/amo_op.h"
+#include "kishmem/vocab.h"
 
 namespace kishmem {
 
 template <class W>
-inline W amo_on(W* p, rt::AmoOp op, W v, W cmp) {
-    using rt::AmoOp;
+inline W amo_on(W* p, AmoOp op, W v, W cmp) {
     constexpr int mo = __ATOMIC_SEQ_CST;
     switch (op) {
         case AmoOp::fetch: return __atomic_load_n(p, mo);
@@ -24,7 +23,7 @@ inline W amo_on(W* p, rt::AmoOp op, W v, W cmp) {
     return 0;
 }
 
-inline uint64_t amo_local(void* addr, rt::AmoOp op, unsigned width, uint64_t operand, uint64_t compare) {
+inline uint64_t amo_local(void* addr, AmoOp op, unsigned width, uint64_t operand, uint64_t compare) {
     if (width == 4)
         return amo_on(static_cast<uint32_t*>(addr), op, static_cast<uint32_t>(operand), static_cast<uint32_t>(compare));
     return amo_on(static_cast<uint64_t*>(addr), op, operand, compare);

@@ -8,13 +8,11 @@
 #include <vector>
 
 #include "../blob.h"
-#include "kishmem/amo_op.h"
 #include "kishmem/log.h"
+#include "kishmem/vocab.h"
 #include "kishmem/waiter.h"
 
 namespace kishmem {
-
-using rt::AmoOp;
 
 // What the runtime asks of a transport beyond the operations every one has (put, get, every
 // atomic at 32 and 64 bits, fence, quiet).

@@ -133,53 +133,53 @@ KISHMEM_D_FN2(void, putmem_signal_nbi, (void *d, const void *s, size_t n, uint64
 
 #define KISHMEM_D_AMO_EXT(T, N)                                                                   \
     KISHMEM_D_FN2(T, N##_atomic_fetch, (const T *s, int pe), (s, pe),                              \
-             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::fetch, const_cast<T *>(s), static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch")) \
+             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch, const_cast<T *>(s), static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch")) \
     KISHMEM_D_FN2(void, N##_atomic_set, (T * d, T v, int pe), (d, v, pe),                          \
-             KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::set, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_set"); return) \
+             KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::set, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_set"); return) \
     KISHMEM_D_FN2(T, N##_atomic_swap, (T * d, T v, int pe), (d, v, pe),                            \
-             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap")) \
+             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap")) \
     KISHMEM_D_FN2(void, N##_atomic_fetch_nbi, (T * f, const T *s, int pe), (f, s, pe),             \
-             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::fetch, const_cast<T *>(s), static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_nbi"); return) \
+             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch, const_cast<T *>(s), static_cast<T>(0), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_nbi"); return) \
     KISHMEM_D_FN2(void, N##_atomic_swap_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),           \
-             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap_nbi"); return)
+             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::swap, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_swap_nbi"); return)
 #define KISHMEM_D_AMO_STD(T, N)                                                                   \
     KISHMEM_D_AMO_EXT(T, N)                                                                       \
     KISHMEM_D_FN2(void, N##_atomic_compare_swap_nbi, (T * f, T * d, T c, T v, int pe), (f, d, c, v, pe), \
-             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap_nbi"); return) \
+             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap_nbi"); return) \
     KISHMEM_D_FN2(void, N##_atomic_fetch_inc_nbi, (T * f, T * d, int pe), (f, d, pe),              \
-             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::fetch_add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_inc_nbi"); return) \
+             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_inc_nbi"); return) \
     KISHMEM_D_FN2(void, N##_atomic_fetch_add_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),      \
-             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::fetch_add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_add_nbi"); return) \
+             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_add_nbi"); return) \
     KISHMEM_D_FN2(T, N##_atomic_compare_swap, (T * d, T c, T v, int pe), (d, c, v, pe),            \
-             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap")) \
+             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::cswap, d, v, c, pe, "shmem_" #N "_atomic_compare_swap")) \
     KISHMEM_D_FN2(T, N##_atomic_fetch_inc, (T * d, int pe), (d, pe),                               \
-             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::fetch_add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_inc")) \
+             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_inc")) \
     KISHMEM_D_FN2(void, N##_atomic_inc, (T * d, int pe), (d, pe),                                  \
-             KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_inc"); return) \
+             KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::add, d, static_cast<T>(1), static_cast<T>(0), pe, "shmem_" #N "_atomic_inc"); return) \
     KISHMEM_D_FN2(T, N##_atomic_fetch_add, (T * d, T v, int pe), (d, v, pe),                       \
-             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::fetch_add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_add")) \
+             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_add")) \
     KISHMEM_D_FN2(void, N##_atomic_add, (T * d, T v, int pe), (d, v, pe),                          \
-             KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_add"); return)
+             KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::add, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_add"); return)
 #define KISHMEM_D_AMO_BIT(T, N)                                                                   \
     KISHMEM_D_FN2(T, N##_atomic_fetch_and, (T * d, T v, int pe), (d, v, pe),                       \
-             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_and")) \
+             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_and, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_and")) \
     KISHMEM_D_FN2(void, N##_atomic_and, (T * d, T v, int pe), (d, v, pe),                          \
-             KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_and"); return) \
+             KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_and"); return) \
     KISHMEM_D_FN2(T, N##_atomic_fetch_or, (T * d, T v, int pe), (d, v, pe),                        \
-             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_or")) \
+             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_or, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_or")) \
     KISHMEM_D_FN2(void, N##_atomic_or, (T * d, T v, int pe), (d, v, pe),                           \
-             KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_or"); return) \
+             KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_or"); return) \
     KISHMEM_D_FN2(T, N##_atomic_fetch_xor, (T * d, T v, int pe), (d, v, pe),                       \
-             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor")) \
+             return KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_xor, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor")) \
     KISHMEM_D_FN2(void, N##_atomic_xor, (T * d, T v, int pe), (d, v, pe),                          \
-             KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_xor"); return)
+             KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_xor"); return)
 #define KISHMEM_D_AMO_BIT_NBI(T, N)                                                               \
     KISHMEM_D_FN2(void, N##_atomic_fetch_and_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),      \
-             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::and_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_and_nbi"); return) \
+             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_and, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_and_nbi"); return) \
     KISHMEM_D_FN2(void, N##_atomic_fetch_or_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),       \
-             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::or_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_or_nbi"); return) \
+             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_or, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_or_nbi"); return) \
     KISHMEM_D_FN2(void, N##_atomic_fetch_xor_nbi, (T * f, T * d, T v, int pe), (f, d, v, pe),      \
-             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, KISHMEM_D::Amo::xor_, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor_nbi"); return)
+             *f = KISHMEM_D::amo<T>(KISHMEM_D_STATE, ::kishmem::AmoOp::fetch_xor, d, v, static_cast<T>(0), pe, "shmem_" #N "_atomic_fetch_xor_nbi"); return)
 KISHMEM_AMO_STD_TYPES(KISHMEM_D_AMO_STD)
 KISHMEM_AMO_BIT_TYPES(KISHMEM_D_AMO_BIT_NBI)
 KISHMEM_AMO_EXT_ONLY_TYPES(KISHMEM_D_AMO_EXT)
@@ -225,9 +225,9 @@ KISHMEM_D_FN(uint64_t, signal_fetch, (const uint64_t *sig), (sig), return *reint
 KISHMEM_D_FN(uint64_t, signal_wait_until, (uint64_t * sig, int cmp, uint64_t x), (sig, cmp, x),
          return KISHMEM_D::wait_until<uint64_t>(KISHMEM_D_STATE, sig, cmp, x, "shmem_signal_wait_until"))
 KISHMEM_D_FN2(void, signal_add, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
-         KISHMEM_D::amo<uint64_t>(KISHMEM_D_STATE, KISHMEM_D::Amo::add, sig, v, 0, pe, "shmem_signal_add"); return)
+         KISHMEM_D::amo<uint64_t>(KISHMEM_D_STATE, ::kishmem::AmoOp::add, sig, v, 0, pe, "shmem_signal_add"); return)
 KISHMEM_D_FN2(void, signal_set, (uint64_t * sig, uint64_t v, int pe), (sig, v, pe),
-         KISHMEM_D::amo<uint64_t>(KISHMEM_D_STATE, KISHMEM_D::Amo::set, sig, v, 0, pe, "shmem_signal_set"); return)
+         KISHMEM_D::amo<uint64_t>(KISHMEM_D_STATE, ::kishmem::AmoOp::set, sig, v, 0, pe, "shmem_signal_set"); return)
 KISHMEM_D_FN(void, fence, (void), (), KISHMEM_D::fence(KISHMEM_D_STATE); return)
 KISHMEM_D_FN(void, quiet, (void), (), KISHMEM_D::fence(KISHMEM_D_STATE); return)
 KISHMEM_D_FN(void, ctx_fence, (shmem_ctx_t c), (c), (void)c; KISHMEM_D::fence(KISHMEM_D_STATE); return)

@@ -1,28 +1,26 @@
-// The atomic operations of the device API as numbers both remote backends share (ibgda/
-// backend.h posts them as NIC atomics or compare-swap loops, the CPU proxy carries them in a
-// descriptor and runs them on the host), and what each makes of the old value. rma.h's Amo
-// enumerates the same list in the same order.
+// What each atomic operation (kishmem/vocab.h's AmoOp, the one numbering of host, device and
+// proxy) makes of the old value, and any AMO as a compare-swap loop: both remote backends use
+// these (ibgda/backend.h where the NIC has no native atomic, the CPU proxy on the host).
 #pragma once
 #include <stdint.h>
 
 #include "kishmem/device/hd.h"
+#include "kishmem/vocab.h"
 
 namespace kishmem::device {
 
-enum AmoCode : int { kFetch = 0, kSet, kSwap, kCswap, kAdd, kFetchAdd, kAnd, kOr, kXor };
-
 // The new value of a word of `mask` bits that held `old`, for AMO `op` with operand v and
 // comparand c.
-KISHMEM_HD uint64_t amo_apply(int op, uint64_t old, uint64_t v, uint64_t c, uint64_t mask) {
+KISHMEM_HD uint64_t amo_apply(AmoOp op, uint64_t old, uint64_t v, uint64_t c, uint64_t mask) {
     uint64_t r = old;
     switch (op) {
-        case kSet: case kSwap: r = v; break;
-        case kCswap: r = (old & mask) == c ? v : old; break;
-        case kAdd: case kFetchAdd: r = old + v; break;
-        case kAnd: r = old & v; break;
-        case kOr: r = old | v; break;
-        case kXor: r = old ^ v; break;
-        default: break;
+        case AmoOp::fetch: break;
+        case AmoOp::set: case AmoOp::swap: r = v; break;
+        case AmoOp::cswap: r = (old & mask) == c ? v : old; break;
+        case AmoOp::add: case AmoOp::fetch_add: r = old + v; break;
+        case AmoOp::and_: case AmoOp::fetch_and: r = old & v; break;
+        case AmoOp::or_: case AmoOp::fetch_or: r = old | v; break;
+        case AmoOp::xor_: case AmoOp::fetch_xor: r = old ^ v; break;
     }
     return r & mask;
 }
@@ -32,11 +30,11 @@ KISHMEM_HD uint64_t amo_apply(int op, uint64_t old, uint64_t v, uint64_t c, uint
 // (both backends have a 64-bit compare-swap; every other AMO and every 4-byte one is built on
 // it). first: the word as last seen. Returns the value's old bit pattern.
 template <class Cas>
-KISHMEM_HD uint64_t amo_by_cas(int op, unsigned width, unsigned shift, uint64_t first, uint64_t v, uint64_t c,
+KISHMEM_HD uint64_t amo_by_cas(AmoOp op, unsigned width, unsigned shift, uint64_t first, uint64_t v, uint64_t c,
                                       Cas word_cas) {
     const uint64_t mask = width == 8 ? ~uint64_t{0} : 0xffffffffull;
     uint64_t old = first;
-    if (op == kFetch) return (old >> shift) & mask;
+    if (op == AmoOp::fetch) return (old >> shift) & mask;
     for (;;) {
         const uint64_t part = (old >> shift) & mask;
         const uint64_t next = amo_apply(op, part, v & mask, c & mask, mask);

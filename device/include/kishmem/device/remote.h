@@ -11,6 +11,7 @@
 #include "kishmem/device/ibgda/backend.h"
 #include "kishmem/device/proxy/backend.h"
 #include "kishmem/device/state.h"
+#include "kishmem/vocab.h"
 
 namespace kishmem::device::remote {
 
@@ -37,7 +38,7 @@ __device__ __forceinline__ void put_value(const State& s, int pe, size_t roff, u
 __device__ __forceinline__ void get(const State& s, int pe, size_t roff, void* dst, size_t n, const char* call) {
     KISHMEM_REMOTE_CALL(get(s, pe, roff, dst, n, call));
 }
-__device__ __forceinline__ uint64_t amo(const State& s, int pe, size_t roff, int op, unsigned width, uint64_t v,
+__device__ __forceinline__ uint64_t amo(const State& s, int pe, size_t roff, AmoOp op, unsigned width, uint64_t v,
                                         uint64_t c, const char* call) {
     return KISHMEM_REMOTE_CALL(amo(s, pe, roff, op, width, v, c, call));
 }

@@ -196,28 +196,25 @@ __device__ __forceinline__ void put_signal_nbi(const State& s, void* dst, const 
 }
 
 // ---- atomics: 4- and 8-byte words through their unsigned representation ------------------
-enum class Amo { fetch, set, swap, cswap, add, fetch_add, and_, or_, xor_ };
-static_assert(static_cast<int>(Amo::fetch) == kFetch && static_cast<int>(Amo::cswap) == kCswap &&
-                  static_cast<int>(Amo::fetch_add) == kFetchAdd && static_cast<int>(Amo::xor_) == kXor,
-              "remote::amo takes Amo by value (amo_code.h)");
+// AmoOp: kishmem/vocab.h, the numbering the host, both remote backends and the proxy share.
 
 template <class W>
-__device__ __forceinline__ W amo_word(W* t, Amo op, W v, W c) {
+__device__ __forceinline__ W amo_word(W* t, AmoOp op, W v, W c) {
     switch (op) {
-        case Amo::fetch: return atomicAdd(t, W(0));
-        case Amo::set: atomicExch(t, v); return 0;
-        case Amo::swap: return atomicExch(t, v);
-        case Amo::cswap: return atomicCAS(t, c, v);
-        case Amo::add: case Amo::fetch_add: return atomicAdd(t, v);
-        case Amo::and_: return atomicAnd(t, v);
-        case Amo::or_: return atomicOr(t, v);
-        case Amo::xor_: return atomicXor(t, v);
+        case AmoOp::fetch: return atomicAdd(t, W(0));
+        case AmoOp::set: atomicExch(t, v); return 0;
+        case AmoOp::swap: return atomicExch(t, v);
+        case AmoOp::cswap: return atomicCAS(t, c, v);
+        case AmoOp::add: case AmoOp::fetch_add: return atomicAdd(t, v);
+        case AmoOp::and_: case AmoOp::fetch_and: return atomicAnd(t, v);
+        case AmoOp::or_: case AmoOp::fetch_or: return atomicOr(t, v);
+        case AmoOp::xor_: case AmoOp::fetch_xor: return atomicXor(t, v);
     }
     return 0;
 }
 
 template <class T>
-__device__ __forceinline__ T amo(const State& s, Amo op, T* target, T v, T c, int pe, const char* call) {
+__device__ __forceinline__ T amo(const State& s, AmoOp op, T* target, T v, T c, int pe, const char* call) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO types are 4 or 8 bytes");
     using W = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
     T* mapped = peer(s, target, pe, call);
@@ -226,24 +223,17 @@ __device__ __forceinline__ T amo(const State& s, Amo op, T* target, T v, T c, in
     memcpy(&wc, &c, sizeof(T));
     W r;
     if (mapped) r = amo_word<W>(reinterpret_cast<W*>(mapped), op, wv, wc);
-    else r = static_cast<W>(remote::amo(s, pe, heap_off(s, target), static_cast<int>(op), sizeof(T), wv, wc, call));
+    else r = static_cast<W>(remote::amo(s, pe, heap_off(s, target), op, sizeof(T), wv, wc, call));
     T out;
     memcpy(&out, &r, sizeof(T));
     return out;
 }
 
 // ---- waiting on this PE's own memory -------------------------------------------------------
+// op is a SHMEM_CMP_* value, kishmem/vocab.h's Cmp.
 template <class T>
 __device__ __forceinline__ bool cmp(T v, int op, T ref) {
-    switch (op) {
-        case 0: return v == ref;
-        case 1: return v != ref;
-        case 2: return v > ref;
-        case 3: return v >= ref;
-        case 4: return v < ref;
-        case 5: return v <= ref;
-    }
-    return false;
+    return compare(v, static_cast<Cmp>(op), ref);
 }
 
 // An acquiring load: what was written before the value is visible after it, without a fence.
@@ -267,17 +257,7 @@ __device__ __forceinline__ T load_acquire(const State& s, const T* p) {
     return r;
 }
 
-__device__ __forceinline__ const char* cmp_name(int op) {
-    switch (op) {
-        case 0: return "==";
-        case 1: return "!=";
-        case 2: return ">";
-        case 3: return ">=";
-        case 4: return "<";
-        case 5: return "<=";
-    }
-    return "?";
-}
+__device__ __forceinline__ const char* cmp_name(int op) { return cmp_symbol(static_cast<Cmp>(op)); }
 
 template <class T>
 __device__ __forceinline__ T wait_until(const State& s, T* ivar, int op, T ref, const char* call) {

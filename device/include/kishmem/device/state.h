@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "hd.h"
+#include "kishmem/vocab.h"
 
 namespace kishmem::device {
 
@@ -20,7 +21,7 @@ namespace kishmem::device {
 
 constexpr int kMaxPes = 128;  // PEs whose heaps one device state can name
 
-constexpr int kMaxTeams = 64;  // team slots, as the runtime numbers them (0 WORLD, 1 SHARED)
+// kMaxTeams (team slots, as the runtime numbers them): kishmem/vocab.h.
 
 // Device heap map, offsets from each PE's device heap base (the same on every PE):
 //   [t * 512, +512)           team slot t's barrier flags: 2 parities x 32 rounds x 8 B

@@ -218,10 +218,11 @@ uint32_t Proxy::execute(Chan& c, uint32_t idx, const Desc& d, std::string* why) 
 // The width-byte AMO of d on the target: the NIC-like 64-bit fetch-add and compare-swap where
 // they fit, a compare-swap loop on the enclosing 8-byte word otherwise.
 uint32_t Proxy::amo(const Desc& d, uint64_t* old, std::string* why) {
-    const int code = d.aux & 0x0f;
+    const unsigned code = d.aux & 0x0f;
+    const AmoOp op = static_cast<AmoOp>(code);
     const unsigned width = (d.aux & kAmoWide) ? 8 : 4;
     const uint64_t off = d.w[1], v = d.w[4], cmp = d.w[5];
-    if (code > device::kXor || off % width != 0) {
+    if (code >= kAmoOpCount || off % width != 0) {
         *why = "atomic code " + std::to_string(code) + " on " + std::to_string(width) + " bytes at offset " +
                std::to_string(off);
         return kErrAmo;
@@ -230,16 +231,16 @@ uint32_t Proxy::amo(const Desc& d, uint64_t* old, std::string* why) {
     if (err != 0) return err;
     const int pe = static_cast<int>(d.pe);
     Status s = Status::ok;
-    if (width == 8 && (code == device::kFetch || code == device::kAdd || code == device::kFetchAdd)) {
-        s = heap_->fetch_add(pe, off, code == device::kFetch ? 0 : v, old);
-    } else if (width == 8 && code == device::kCswap) {
+    if (width == 8 && (op == AmoOp::fetch || op == AmoOp::add || op == AmoOp::fetch_add)) {
+        s = heap_->fetch_add(pe, off, op == AmoOp::fetch ? 0 : v, old);
+    } else if (width == 8 && op == AmoOp::cswap) {
         s = heap_->compare_swap(pe, off, cmp, v, old);
     } else {
         const uint64_t word = off & ~uint64_t{7};
         uint64_t first = 0;
         s = heap_->fetch_add(pe, word, 0, &first);
         if (s == Status::ok)
-            *old = device::amo_by_cas(code, width, static_cast<unsigned>(off - word) * 8, first, v, cmp,
+            *old = device::amo_by_cas(op, width, static_cast<unsigned>(off - word) * 8, first, v, cmp,
                                       [&](uint64_t expect, uint64_t want) {
                                           uint64_t seen = expect;
                                           if (s == Status::ok) s = heap_->compare_swap(pe, word, expect, want, &seen);

@@ -272,13 +272,13 @@ static __device__ __noinline__ uint64_t atomic64(const State& s, const Target& t
 
 // An AMO on the width-byte word (4 or 8) at roff; v and c hold its bit pattern. Returns the
 // old value's bit pattern.
-static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff, int op, unsigned width, uint64_t v, uint64_t c,
+static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff, AmoOp op, unsigned width, uint64_t v, uint64_t c,
                                const char* call) {
     const Target t = target(s, pe);
     if (width == 8) {
-        if (op == kFetch) return atomic64(s, t, pe, roff, false, 0, 0, call);
-        if (op == kAdd || op == kFetchAdd) return atomic64(s, t, pe, roff, false, v, 0, call);
-        if (op == kCswap) return atomic64(s, t, pe, roff, true, v, c, call);
+        if (op == AmoOp::fetch) return atomic64(s, t, pe, roff, false, 0, 0, call);
+        if (op == AmoOp::add || op == AmoOp::fetch_add) return atomic64(s, t, pe, roff, false, v, 0, call);
+        if (op == AmoOp::cswap) return atomic64(s, t, pe, roff, true, v, c, call);
     }
     // A compare-swap loop on the 8-byte word holding the operand (little-endian: a 4-byte value
     // at offset 4 of the word is its high half).

@@ -185,11 +185,11 @@ static __device__ __noinline__ void get(const State& s, int pe, size_t roff, voi
     }
 }
 
-// AMO `op` (AmoCode) on the width-byte (4 or 8) word at roff; returns the old bit pattern.
-static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff, int op, unsigned width, uint64_t v, uint64_t c,
+// AMO `op` on the width-byte (4 or 8) word at roff; returns the old bit pattern.
+static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff, AmoOp op, unsigned width, uint64_t v, uint64_t c,
                                             const char* call) {
     const kp::Channel& ch = channel(s);
-    const uint8_t aux = static_cast<uint8_t>(op | (width == 8 ? kp::kAmoWide : 0));
+    const uint8_t aux = static_cast<uint8_t>(static_cast<unsigned>(op) | (width == 8 ? kp::kAmoWide : 0));
     const uint32_t idx = post(ch, kp::kOpAmo, aux, pe, kp::body_amo(roff, v, c), true);
     wait(s, ch, idx, call);
     const uint64_t old = *reinterpret_cast<const volatile uint64_t*>(kp::result_slot(ch, idx));

@@ -33,7 +33,7 @@
 //   put         w2 source address (this PE's GPU or mapped memory), w3 bytes
 //   put_inline  aux = bytes (1..kProxyInlineBytes), w2..w7 the bytes
 //   get         w2 destination address, or 0: into this slot's result, w3 bytes (<= 64 then)
-//   amo         aux = code (low 4 bits, AmoCode of ibgda/backend.h's numbering) | 0x10 for 8
+//   amo         aux = AmoOp (low 4 bits, kishmem/vocab.h's numbering) | 0x10 for 8
 //               bytes (4 otherwise); w4 operand, w5 compare; the old value in the result slot
 //   signal      aux = 0 set, 1 add; w4 value (8-byte word at w1)
 #pragma once
