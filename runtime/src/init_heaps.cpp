@@ -201,7 +201,7 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
         fatal("shmem_init", "device heaps support up to %d PEs so far (this job has %d); set KISHMEM_HEAP=host",
               device::kMaxPes, s.npes);
     check_status(device_set(dh->base(), 0, device::kDevReserved), "shmem_init", s.pe);
-    s.cuda_ipc = std::make_unique<CudaIpcTransport>(bases);
+    s.cuda_ipc = std::make_unique<CudaIpcTransport>(bases, dh->device());
     s.base = dh->base();
     s.size = heap_bytes;
     s.device_heap = true;

@@ -27,7 +27,7 @@ cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMP
   -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
   || { tail -30 "$RES/configure.log"; exit 1; }
 grep -E "kishmem:" "$RES/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target cu_host gpu_rma gpu_remote gpu_coll gpu_hang gpu_nic_error gpu_nic_error_unchecked ep_gpu 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
+cmake --build build-gpu -j"$(nproc)" --target cu_host gpu_rma gpu_threads gpu_remote gpu_coll gpu_hang gpu_nic_error gpu_nic_error_unchecked ep_gpu 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
   || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
 
 # ---- kernels that trap on purpose (an injected NIC error), before MPS: a trap under MPS can

@@ -79,6 +79,9 @@ void DeviceHeap::close() {
 Status device_copy(void* dst, const void* src, std::size_t n) {
     if (n == 0) return Status::ok;
     cudaError_t e = cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+    // A device-to-device cudaMemcpy may still run when it returns: complete it, so that what a
+    // thread does next (an atomic on its own stream: device_atomic.cu) comes after it.
+    if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
     if (e != cudaSuccess) {
         warn("device copy", "cudaMemcpy of %zu bytes: %s", n, cudaGetErrorString(e));
         return Status::transport_error;

@@ -8,6 +8,7 @@
 
 #include "../blob.h"
 #include "kishmem/log.h"
+#include "kishmem/vocab.h"
 
 namespace kishmem {
 
@@ -34,10 +35,13 @@ private:
     std::vector<char*> mapped_;
 };
 
-// Device-memory helpers for host code (cudaMemcpy / cudaMemset, synchronous).
+// Device-memory helpers for host code (cudaMemcpy / cudaMemset; complete when they return).
 Status device_copy(void* dst, const void* src, std::size_t n);
 Status device_set(void* dst, int value, std::size_t n);
-// A host-initiated atomic on device memory (a one-thread kernel); returns the old value.
-Status device_atomic(void* addr, int op, unsigned width, uint64_t operand, uint64_t compare, uint64_t* old);
+// A host-initiated atomic on device memory (a one-thread kernel on GPU `device`, -1: the current
+// one); returns the old value. Thread-safe: each host thread has its own stream and result slot,
+// and waits for its own stream only (device_atomic.cu).
+Status device_atomic(int device, void* addr, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
+                     uint64_t* old);
 
 }  // namespace kishmem

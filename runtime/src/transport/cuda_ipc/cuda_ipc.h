@@ -11,7 +11,8 @@ namespace kishmem {
 
 class CudaIpcTransport final : public Transport {
 public:
-    explicit CudaIpcTransport(std::vector<char*> bases) : bases_(std::move(bases)) {}
+    // bases[pe]: pe's heap as mapped here; device: this PE's GPU (where the atomics' kernels run).
+    CudaIpcTransport(std::vector<char*> bases, int device) : bases_(std::move(bases)), device_(device) {}
     const char* name() const override { return "cuda_ipc"; }
     unsigned caps() const override { return cap_load_store; }
     int channels() const override { return 1; }  // synchronous: one quiet covers all
@@ -23,7 +24,7 @@ public:
     }
     Status amo(int, int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
                uint64_t* fetched) override {
-        return device_atomic(bases_[pe] + off, static_cast<int>(op), width, operand, compare, fetched);
+        return device_atomic(device_, bases_[pe] + off, op, width, operand, compare, fetched);
     }
     Status fence(int) override { return Status::ok; }
     Status quiet(int) override { return Status::ok; }
@@ -31,6 +32,7 @@ public:
 
 private:
     std::vector<char*> bases_;
+    int device_;
 };
 
 }  // namespace kishmem
