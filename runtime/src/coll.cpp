@@ -12,18 +12,11 @@
 namespace kishmem {
 namespace {
 
-// The barrier of a group: a team's dissemination, which also checks that every member passed
-// the same (a, b) (sizes, root), or an active set's flags in its pSync.
-void group_sync(kishmem_team* t, const char* call, uint64_t a = 0, uint64_t b = 0) {
-    if (t->slot < 0) return rt::active_set_barrier(t, t->psync, call);
-    uint64_t v[2] = {a, b}, lo[2], hi[2];
-    team_minmax(t, call, v, lo, hi);
-    if (lo[0] != hi[0] || lo[1] != hi[1])
-        fatal(call, "the PEs of the team passed different arguments: this PE (%llu, %llu), others from (%llu, %llu) to "
-                    "(%llu, %llu) (element count or byte size, and root)",
-              static_cast<unsigned long long>(a), static_cast<unsigned long long>(b),
-              static_cast<unsigned long long>(lo[0]), static_cast<unsigned long long>(lo[1]),
-              static_cast<unsigned long long>(hi[0]), static_cast<unsigned long long>(hi[1]));
+// The barrier of a group (a team's dissemination, or an active set's flags in its pSync), which
+// also checks that every member is in the same routine with the same (a, b).
+void group_sync(kishmem_team* t, const char* call, CallArgs args = CallArgs::none, uint64_t a = 0, uint64_t b = 0) {
+    if (t->slot < 0) return rt::active_set_barrier(t, t->psync, call, static_cast<int>(args), a, b);
+    team_agree(t, CallTag{call, a, b, args});
 }
 
 inline char* at(void* p, std::size_t off) { return static_cast<char*>(p) + off; }
@@ -35,8 +28,8 @@ uint64_t* size_slot(kishmem_team* t, int writer_team_index, const char* call) {
     State& s = state();
     std::size_t region = t->slot >= 0 ? team_region_offset(t) : kTeamSlotActiveSets * kTeamRegion;
     std::size_t idx = t->slot >= 0 ? writer_team_index : t->members[writer_team_index];
-    if ((idx + 1) * sizeof(uint64_t) > kScratchBytes)
-        fatal(call, "collect supports groups of up to %zu PEs (this one needs index %zu)", kScratchBytes / 8, idx);
+    constexpr std::size_t kSizes = (kScratchBytes - kCallRecordBytes) / sizeof(uint64_t);
+    if (idx + 1 > kSizes) fatal(call, "collect supports groups of up to %zu PEs (this one needs index %zu)", kSizes, idx);
     return reinterpret_cast<uint64_t*>(s.sync_base + region + kSyncBytes) + idx;
 }
 
@@ -55,14 +48,14 @@ void broadcast(kishmem_team* t, void* dst, const void* src, std::size_t bytes, i
         if (root_gets_copy && dst != src) local_copy(dst, src, bytes);
         quiet(0);
     }
-    group_sync(t, call, bytes, static_cast<uint64_t>(root));
+    group_sync(t, call, CallArgs::bytes_root, bytes, static_cast<uint64_t>(root));
 }
 
 void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call) {
     for (int i = 0; i < t->size() && bytes; ++i)
         put(0, at(dst, t->my_index * bytes), src, bytes, t->members[i], true);
     quiet(0);
-    group_sync(t, call, bytes);
+    group_sync(t, call, CallArgs::bytes, bytes);
 }
 
 void collect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call) {
@@ -85,7 +78,7 @@ void alltoall(kishmem_team* t, void* dst, const void* src, std::size_t bytes, co
         put(0, at(dst, me * bytes), at(src, i * bytes), bytes, t->members[i], true);
     }
     quiet(0);
-    group_sync(t, call, bytes);
+    group_sync(t, call, CallArgs::bytes, bytes);
 }
 
 void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
@@ -99,7 +92,8 @@ void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_s
         iput(0, d, s, dst_stride, src_stride, 1, nelems, elem, t->members[i]);
     }
     quiet(0);
-    group_sync(t, call, nelems * elem, static_cast<uint64_t>(dst_stride) << 32 | static_cast<uint32_t>(src_stride));
+    group_sync(t, call, CallArgs::bytes_strides, nelems * elem,
+               static_cast<uint64_t>(dst_stride) << 32 | static_cast<uint32_t>(src_stride));
 }
 
 // Every PE folds the members' sources in team order (0, 1, ...), so floating-point results are
@@ -117,7 +111,7 @@ static void fold_range(kishmem_team* t, std::vector<char>& acc, const void* src,
 void reduce(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
             const char* call) {
     const std::size_t bytes = nelems * elem;
-    group_sync(t, call, bytes);  // every source is ready
+    group_sync(t, call, CallArgs::bytes, bytes);  // every source is ready
     std::vector<char> acc(bytes);
     if (bytes) fold_range(t, acc, src, bytes, 0, t->size() - 1, nelems, op);
     group_sync(t, call);  // nobody reads a source any more: dest may be the source
@@ -127,7 +121,7 @@ void reduce(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std
 void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
           bool inclusive, const char* call) {
     const std::size_t bytes = nelems * elem;
-    group_sync(t, call, bytes);
+    group_sync(t, call, CallArgs::bytes, bytes);
     std::vector<char> acc(bytes, 0);
     int last = inclusive ? t->my_index : t->my_index - 1;
     if (bytes && last >= 0) fold_range(t, acc, src, bytes, 0, last, nelems, op);
@@ -163,22 +157,26 @@ kishmem_team* active_set(int start, int log_stride, int size, long* psync, const
 }
 
 // Dissemination over the set with one flag per (parity, round) in pSync: the sender sets it to
-// 1, the receiver waits for it and restores SHMEM_SYNC_VALUE (0).  Parity alternates per call.
-void active_set_barrier(kishmem_team* t, long* psync, const char* call) {
+// its call's tag (CallTag::flag, never 0), the receiver waits for it, compares it with its own
+// and restores SHMEM_SYNC_VALUE (0).  Parity alternates per call.
+void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args, uint64_t a, uint64_t b) {
     quiet_all();
     const int n = t->size(), me = t->my_index;
     const std::size_t parity = ++t->epoch & 1;
+    const CallTag tag{call, a, b, static_cast<CallArgs>(args)};
+    const long mine = static_cast<long>(tag.flag());
+    if (n > 1) call_record_write(t, tag);
     int round = 0;
-    static const long one = 1;
     for (int dist = 1; dist < n; dist <<= 1, ++round) {
         long* flag = psync + parity * kMaxRounds + round;
         const int to = t->members[(me + dist) % n], from = t->members[(me - dist + n) % n];
-        put(0, flag, &one, sizeof one, to, false);
+        put(0, flag, &mine, sizeof mine, to, false);
         Waiter w(call, "PE %lld to arrive (active-set barrier round %lld)", from, round);
         long seen = 0;
         while ((load_local(&seen, flag, sizeof seen), seen) == 0) w.spin();
         static const long zero = 0;  // restore SHMEM_SYNC_VALUE
         local_copy(flag, &zero, sizeof zero);
+        if (seen != mine) call_disagreement(t, tag, from, static_cast<uint64_t>(seen), 0, 0, false);
     }
 }
 

@@ -31,7 +31,9 @@ class DeviceBackend;
 //                           t * kTeamRegion holds
 //                             [0, kSyncBytes)        dissemination slots: 2 parities x kMaxRounds
 //                                                    rounds x kSlotBytes (2 x 32 x 64 B = 4 KiB)
-//                             [kSyncBytes, +kScratchBytes) collective scratch (e.g. collect sizes)
+//                             [kSyncBytes, +kScratchBytes) collective scratch: collect sizes
+//                                                    from the start, this PE's CallRecord in the
+//                                                    last kCallRecordBytes
 //   [kReserved, heap_size)  user allocations (HeapAllocator), kAllocAlign-aligned
 constexpr std::size_t kMaxRounds = 32;
 constexpr std::size_t kSlotBytes = 64;
@@ -49,16 +51,51 @@ constexpr int kTeamSlotActiveSets = kMaxTeams - 1;  // scratch of the deprecated
 // team's dissemination slot of parity 1 and the last round, which only a job of more than 2^31
 // PEs would use.
 constexpr std::size_t kLifeMarkOffset = kTeamSlotWorld * kTeamRegion + (2 * kMaxRounds - 1) * kSlotBytes;
+constexpr std::size_t kCallRecordBytes = 128;
 
-// One dissemination slot: the sender writes w[], then (ordered after) seq = epoch.
+// One dissemination slot: the sender writes w[] and the tag of its call (call, a, b), then
+// (ordered after) seq = epoch.
 struct SyncSlot {
     uint64_t seq;
     uint64_t w[4];
-    uint64_t pad[3];
+    uint64_t call;  // CallTag::key(): which routine (and which meaning a and b have)
+    uint64_t a, b;  // its arguments that every PE must pass alike (bytes, root, ...)
 };
 static_assert(sizeof(SyncSlot) == kSlotBytes, "sync slot layout");
 
 enum class ReduceOp : uint8_t { min, max, bit_or, bit_and };
+
+// What a collective call must agree on across its team: the routine (by name), and two
+// arguments whose meaning `args` gives (it also tells apart two forms of one routine, e.g.
+// shmem_realloc of NULL).  Every exchange of a collective carries it; a PE that receives
+// another tag stops the job naming both PEs and both calls.
+enum class CallArgs : uint8_t {
+    none,           // no arguments to agree on (barriers, second phases)
+    bytes,          // a: bytes per PE
+    bytes_root,     // a: bytes, b: root (team PE)
+    bytes_strides,  // a: bytes per PE, b: dst stride << 32 | src stride
+    size_align,     // a: size, b: alignment (0: the default)
+    count_size,     // a: count, b: element size
+    offset_size,    // a: heap offset of the block, b: new size
+    offset,         // a: heap offset of the block (0 for NULL)
+    members,        // a: hash of the member list, b: number of members
+};
+struct CallTag {
+    const char* call;
+    uint64_t a = 0, b = 0;
+    CallArgs args = CallArgs::none;
+    uint64_t key() const;       // hash of (call name, args)
+    uint64_t flag() const;      // key, a and b folded into one non-zero word (active-set flags)
+};
+
+// A PE's current collective call, kept in the last kCallRecordBytes of the team region's
+// scratch: a peer that receives a different tag reads it to name the call.
+struct CallRecord {
+    uint64_t call, a, b;
+    uint8_t args;
+    char name[kCallRecordBytes - 3 * sizeof(uint64_t) - 1];
+};
+static_assert(sizeof(CallRecord) == kCallRecordBytes, "call record layout");
 
 struct State {
     std::unique_ptr<Bootstrap> boot;
@@ -117,10 +154,23 @@ State& state();
 
 // Collective over `team`: every member contributes w[4]; each gets w[k] combined with ops[k]
 // over all members.  Nobody returns before every member entered (a barrier).
-void team_allreduce(kishmem_team* team, const char* call, uint64_t w[4], const ReduceOp ops[4]);
+// Every member must pass the same tag (a disagreement is a fatal error naming both calls).
+void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4], const ReduceOp ops[4]);
 
 // The same with a min/max pair: lo = element-wise min, hi = max of v[2] over the team.
-void team_minmax(kishmem_team* team, const char* call, const uint64_t v[2], uint64_t lo[2], uint64_t hi[2]);
+void team_minmax(kishmem_team* team, const CallTag& tag, const uint64_t v[2], uint64_t lo[2], uint64_t hi[2]);
+
+// A barrier of `team` that also checks that every member passed the same tag.
+void team_agree(kishmem_team* team, const CallTag& tag);
+
+// Where a group's CallRecord lives in every PE's host segment (a team's region, or the
+// active-set region for groups without one), and writing this PE's.
+std::size_t call_record_offset(const kishmem_team* group);
+void call_record_write(const kishmem_team* group, const CallTag& tag);
+// Ends the job: `from` (a world PE) is in another collective call than this PE's `mine`; it
+// said so with (call, a, b) (a, b unknown for an active-set flag: has_args false).
+[[noreturn]] void call_disagreement(const kishmem_team* group, const CallTag& mine, int from, uint64_t call,
+                                    uint64_t a, uint64_t b, bool has_args);
 
 // Start of `team`'s runtime region in this PE's heap, and as an offset.
 inline std::size_t team_region_offset(const kishmem_team* t) { return static_cast<std::size_t>(t->slot) * kTeamRegion; }

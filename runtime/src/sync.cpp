@@ -1,7 +1,10 @@
 // Barriers and waiting.  The barrier is a dissemination over the transports themselves (not the
 // launcher's fence): ceil(log2 N) rounds, in round r PE i signals PE i+2^r.  Each signal carries
-// a min/max pair, so the same code checks that collective calls agree on their arguments.
+// four words to combine and the tag of the sender's call (routine, arguments): a receiver whose
+// own tag differs stops the job naming both calls.  Round 0 pairs every PE with its ring
+// predecessor, so whenever the tags are not all equal some PE sees a different one.
 #include <cstdio>
+#include <cstring>
 
 #include "kishmem/env.h"
 #include "state.h"
@@ -18,22 +21,111 @@ inline uint64_t combine(ReduceOp op, uint64_t a, uint64_t b) {
     }
     return a;
 }
+
+inline uint64_t fnv(uint64_t h, const void* p, std::size_t n) {
+    const unsigned char* c = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
+// "shmem_int_broadcast(16 bytes, root 1)"
+void describe(char* out, std::size_t size, const char* name, CallArgs args, uint64_t a, uint64_t b) {
+    using ull = unsigned long long;
+    const ull x = a, y = b;
+    switch (args) {
+        case CallArgs::none: std::snprintf(out, size, "%s", name); return;
+        case CallArgs::bytes: std::snprintf(out, size, "%s(%llu bytes)", name, x); return;
+        case CallArgs::bytes_root: std::snprintf(out, size, "%s(%llu bytes, root %llu)", name, x, y); return;
+        case CallArgs::bytes_strides:
+            std::snprintf(out, size, "%s(%llu bytes, dst stride %lld, src stride %lld)", name, x,
+                          static_cast<long long>(static_cast<int32_t>(y >> 32)),
+                          static_cast<long long>(static_cast<int32_t>(y)));
+            return;
+        case CallArgs::size_align:
+            if (y) std::snprintf(out, size, "%s(alignment %llu, size %llu)", name, y, x);
+            else std::snprintf(out, size, "%s(size %llu)", name, x);
+            return;
+        case CallArgs::count_size: std::snprintf(out, size, "%s(count %llu, size %llu)", name, x, y); return;
+        case CallArgs::offset_size:
+            std::snprintf(out, size, "%s(heap offset %#llx, size %llu)", name, x, y);
+            return;
+        case CallArgs::offset: std::snprintf(out, size, "%s(heap offset %#llx)", name, x); return;
+        case CallArgs::members:
+            std::snprintf(out, size, "%s(a team of %llu PEs, list hash %#llx)", name, y, x);
+            return;
+    }
+    std::snprintf(out, size, "%s", name);
+}
 }  // namespace
+
+uint64_t CallTag::key() const {
+    uint64_t h = fnv(1469598103934665603ull, call, std::strlen(call));
+    return fnv(h, &args, sizeof args);
+}
+
+uint64_t CallTag::flag() const {
+    uint64_t h = fnv(fnv(key(), &a, sizeof a), &b, sizeof b);
+    return h | 1;  // never SHMEM_SYNC_VALUE
+}
+
+std::size_t call_record_offset(const kishmem_team* g) {
+    const std::size_t region = g->slot >= 0 ? team_region_offset(g) : kTeamSlotActiveSets * kTeamRegion;
+    return region + kSyncBytes + kScratchBytes - kCallRecordBytes;
+}
+
+void call_record_write(const kishmem_team* g, const CallTag& tag) {
+    auto* r = reinterpret_cast<CallRecord*>(state().sync_base + call_record_offset(g));
+    r->call = tag.key();
+    r->a = tag.a;
+    r->b = tag.b;
+    r->args = static_cast<uint8_t>(tag.args);
+    std::strncpy(r->name, tag.call, sizeof r->name - 1);
+    r->name[sizeof r->name - 1] = 0;
+}
+
+void call_disagreement(const kishmem_team* g, const CallTag& mine, int from, uint64_t call, uint64_t a, uint64_t b,
+                       bool has_args) {
+    State& s = state();
+    // The other PE's record: normally it still waits in that call (this PE never answers it).
+    CallRecord r{};
+    Status st = s.route_sync[from]->get(0, from, call_record_offset(g), &r, sizeof r, false);
+    if (st == Status::ok) st = s.route_sync[from]->quiet(0);
+    r.name[sizeof r.name - 1] = 0;
+    CallTag theirs{r.name, r.a, r.b, static_cast<CallArgs>(r.args)};
+    const bool same = st == Status::ok && r.name[0] &&
+                      (has_args ? r.call == call && r.a == a && r.b == b : theirs.flag() == call);
+    char me_text[192], other_text[192];
+    describe(me_text, sizeof me_text, mine.call, mine.args, mine.a, mine.b);
+    if (same) describe(other_text, sizeof other_text, r.name, theirs.args, r.a, r.b);
+    else std::snprintf(other_text, sizeof other_text, "another collective call (it has moved on since)");
+    const bool world = g == rt::team_world();
+    fatal(mine.call,
+          "PEs disagree on a collective call: this PE (PE %d) called %s and PE %d called %s, over %s of %d PEs; "
+          "every PE of the group must make the same collective calls, in the same order, with the same arguments",
+          s.pe, me_text, from, other_text, g->slot < 0 ? "an active set" : world ? "SHMEM_TEAM_WORLD" : "a team",
+          g->size());
+}
 
 // Dissemination: ceil(log2 n) rounds; in round r team PE i sends to team PE i + 2^r.  Each op is
 // idempotent, so values that reach a PE twice along different paths do no harm.
-void team_allreduce(kishmem_team* team, const char* call, uint64_t w[4], const ReduceOp ops[4]) {
+void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4], const ReduceOp ops[4]) {
     State& s = state();
+    const char* call = tag.call;
     const int n = team->size(), me = team->my_index;
     const uint64_t epoch = ++team->epoch;
     const std::size_t base = team_region_offset(team) + (epoch & 1) * kMaxRounds * kSlotBytes;
+    call_record_write(team, tag);
+    // w[0..3], call, a, b: contiguous in the slot, one put.
+    uint64_t out[7] = {0, 0, 0, 0, tag.key(), tag.a, tag.b};
+    static_assert(offsetof(SyncSlot, call) == offsetof(SyncSlot, w) + 4 * sizeof(uint64_t), "slot layout");
     int round = 0;
     for (int dist = 1; dist < n; dist <<= 1, ++round) {
         const int to = team->members[(me + dist) % n];
         const int from = team->members[(me - dist + n) % n];
         const std::size_t off = base + round * kSlotBytes;
         Transport* t = s.route_sync[to];
-        check_status(t->put(0, to, off + offsetof(SyncSlot, w), w, 4 * sizeof(uint64_t), false), call, to);
+        std::memcpy(out, w, 4 * sizeof(uint64_t));
+        check_status(t->put(0, to, off + offsetof(SyncSlot, w), out, sizeof out, false), call, to);
         check_status(t->fence(0), call, to);
         // The flag is an aligned 8-byte put, not an atomic: no round trip waits on the target.
         check_status(t->put(0, to, off + offsetof(SyncSlot, seq), &epoch, sizeof epoch, false), call, to);
@@ -42,15 +134,23 @@ void team_allreduce(kishmem_team* team, const char* call, uint64_t w[4], const R
         rt::Waiter wt(call, "PE %lld to arrive (barrier round %lld, epoch %lld)", from, round,
                       static_cast<long long>(epoch));
         while (__atomic_load_n(&in->seq, __ATOMIC_ACQUIRE) < epoch) wt.spin();
+        if (in->call != out[4] || in->a != tag.a || in->b != tag.b)
+            call_disagreement(team, tag, from, in->call, in->a, in->b, true);
         for (int k = 0; k < 4; ++k) w[k] = combine(ops[k], w[k], in->w[k]);
     }
 }
 
-void team_minmax(kishmem_team* team, const char* call, const uint64_t v[2], uint64_t lo[2], uint64_t hi[2]) {
+void team_minmax(kishmem_team* team, const CallTag& tag, const uint64_t v[2], uint64_t lo[2], uint64_t hi[2]) {
     static const ReduceOp ops[4] = {ReduceOp::min, ReduceOp::min, ReduceOp::max, ReduceOp::max};
     uint64_t w[4] = {v[0], v[1], v[0], v[1]};
-    team_allreduce(team, call, w, ops);
+    team_allreduce(team, tag, w, ops);
     lo[0] = w[0], lo[1] = w[1], hi[0] = w[2], hi[1] = w[3];
+}
+
+void team_agree(kishmem_team* team, const CallTag& tag) {
+    static const ReduceOp ops[4] = {ReduceOp::min, ReduceOp::min, ReduceOp::min, ReduceOp::min};
+    uint64_t w[4] = {0, 0, 0, 0};
+    team_allreduce(team, tag, w, ops);
 }
 
 }  // namespace kishmem
@@ -70,10 +170,6 @@ void barrier_all() {
     team_sync(team_world(), "shmem_barrier_all");
 }
 
-void team_sync(kishmem_team* t, const char* call) {
-    static const ReduceOp ops[4] = {ReduceOp::min, ReduceOp::min, ReduceOp::min, ReduceOp::min};
-    uint64_t w[4] = {0, 0, 0, 0};
-    team_allreduce(t, call, w, ops);
-}
+void team_sync(kishmem_team* t, const char* call) { team_agree(t, CallTag{call}); }
 
 }  // namespace kishmem::rt

@@ -76,7 +76,7 @@ kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, 
     key ^= static_cast<uint64_t>(idx.size()) << 40;
     static const ReduceOp ops[4] = {ReduceOp::bit_or, ReduceOp::min, ReduceOp::max, ReduceOp::min};
     uint64_t w[4] = {s.team_slots_used, key, key, 0};
-    team_allreduce(parent, call, w, ops);
+    team_allreduce(parent, CallTag{call, key, idx.size(), CallArgs::members}, w, ops);
     if (w[1] != w[2])
         fatal(call, "the PEs of the parent team passed different arguments (every PE of the parent must pass the "
                     "same start, stride and size)");

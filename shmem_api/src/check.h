@@ -19,6 +19,16 @@ extern bool g_check;  // KISHMEM_CHECK, read at init
 [[noreturn]] void fail_ctx(const char* call, const void* ctx);
 [[noreturn]] void fail_team(const char* call, const void* team);
 [[noreturn]] void fail_arg(const char* call, const char* what, long long value);
+[[noreturn]] void fail_overflow(const char* call, std::size_t nelems, std::size_t elem);
+[[noreturn]] void fail_align(const char* call, const char* what, const void* p, std::size_t align);
+
+// Bytes of nelems elements of elem bytes; a count whose size overflows the address range (it
+// would wrap to a small transfer) is an error.
+inline std::size_t bytes_of(const char* call, std::size_t nelems, std::size_t elem) {
+    std::size_t bytes;
+    if (__builtin_expect(__builtin_mul_overflow(nelems, elem, &bytes), 0)) fail_overflow(call, nelems, elem);
+    return bytes;
+}
 
 inline void check_init(const char* call) {
     if (__builtin_expect(!rt::initialized(), 0)) fail_not_initialized(call);
@@ -59,6 +69,14 @@ inline Target target_sym(const char* call, shmem_ctx_t ctx, int pe, const char* 
                          std::size_t bytes) {
     Target t = target(call, ctx, pe);
     if (g_check && bytes && __builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+    return t;
+}
+
+// An atomic on `width` bytes at `sym`: also naturally aligned (a load/store peer would tear it).
+inline Target target_amo(const char* call, shmem_ctx_t ctx, int pe, const char* what, const void* sym,
+                         std::size_t width) {
+    Target t = target_sym(call, ctx, pe, what, sym, width);
+    if (g_check && __builtin_expect(reinterpret_cast<uintptr_t>(sym) % width != 0, 0)) fail_align(call, what, sym, width);
     return t;
 }
 

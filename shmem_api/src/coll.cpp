@@ -104,16 +104,16 @@ extern "C" {
 
 #define DEFINE_COLL(T, N)                                                                                         \
     int shmem_##N##_broadcast(shmem_team_t t, T* d, const T* s, size_t n, int root) {                            \
-        return broadcast("shmem_" #N "_broadcast", t, d, s, n * sizeof(T), root);                                 \
+        return broadcast("shmem_" #N "_broadcast", t, d, s, bytes_of("shmem_" #N "_broadcast", n, sizeof(T)), root);  \
     }                                                                                                             \
     int shmem_##N##_collect(shmem_team_t t, T* d, const T* s, size_t n) {                                        \
-        return collect("shmem_" #N "_collect", t, d, s, n * sizeof(T));                                           \
+        return collect("shmem_" #N "_collect", t, d, s, bytes_of("shmem_" #N "_collect", n, sizeof(T)));              \
     }                                                                                                             \
     int shmem_##N##_fcollect(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
-        return fcollect("shmem_" #N "_fcollect", t, d, s, n * sizeof(T));                                         \
+        return fcollect("shmem_" #N "_fcollect", t, d, s, bytes_of("shmem_" #N "_fcollect", n, sizeof(T)));           \
     }                                                                                                             \
     int shmem_##N##_alltoall(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
-        return alltoall("shmem_" #N "_alltoall", t, d, s, n * sizeof(T));                                         \
+        return alltoall("shmem_" #N "_alltoall", t, d, s, bytes_of("shmem_" #N "_alltoall", n, sizeof(T)));           \
     }                                                                                                             \
     K_ALIAS(int, N##_broadcast, shmem_team_t, T*, const T*, size_t, int)                                          \
     K_ALIAS(int, N##_fcollect, shmem_team_t, T*, const T*, size_t)                                                \

@@ -32,7 +32,11 @@ inline void strided(const char* call, shmem_ctx_t ctx, bool is_put, void* dest, 
     }
     if (g_check && (dst < 1 || sst < 1)) fail_arg(call, dst < 1 ? "stride dst" : "stride sst", dst < 1 ? dst : sst);
     const void* sym = is_put ? dest : src;
-    const std::size_t span = ((nblocks - 1) * static_cast<std::size_t>(is_put ? dst : sst) + bsize) * elem;
+    std::size_t span = 0;  // ((nblocks - 1) * stride + bsize) * elem, which must not wrap
+    if (__builtin_mul_overflow(nblocks - 1, static_cast<std::size_t>(is_put ? dst : sst), &span) ||
+        __builtin_add_overflow(span, bsize, &span))
+        fail_overflow(call, nblocks, elem * static_cast<std::size_t>(is_put ? dst : sst));
+    span = bytes_of(call, span, elem);
     Target t = target_sym(call, ctx, pe, is_put ? "dest" : "source", sym, span);
     if (is_put) rt::iput(t.chan, dest, src, dst, sst, bsize, nblocks, elem, t.pe);
     else rt::iget(t.chan, dest, src, dst, sst, bsize, nblocks, elem, t.pe);
@@ -62,10 +66,10 @@ K_BOTH(void, putmem_signal_nbi, (put_signal(call_, ctx_, d, s, n, sig, v, op, pe
        size_t n, uint64_t* sig, uint64_t v, int op, int pe)
 
 #define DEFINE_RMA(T, N)                                                                                          \
-    K_BOTH(void, N##_put, (put_bytes(call_, ctx_, d, s, n * sizeof(T), pe, false)), T* d, const T* s, size_t n, int pe) \
-    K_BOTH(void, N##_get, (get_bytes(call_, ctx_, d, s, n * sizeof(T), pe, false)), T* d, const T* s, size_t n, int pe) \
-    K_BOTH(void, N##_put_nbi, (put_bytes(call_, ctx_, d, s, n * sizeof(T), pe, true)), T* d, const T* s, size_t n, int pe) \
-    K_BOTH(void, N##_get_nbi, (get_bytes(call_, ctx_, d, s, n * sizeof(T), pe, true)), T* d, const T* s, size_t n, int pe) \
+    K_BOTH(void, N##_put, (put_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, false)), T* d, const T* s, size_t n, int pe) \
+    K_BOTH(void, N##_get, (get_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, false)), T* d, const T* s, size_t n, int pe) \
+    K_BOTH(void, N##_put_nbi, (put_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, true)), T* d, const T* s, size_t n, int pe) \
+    K_BOTH(void, N##_get_nbi, (get_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, true)), T* d, const T* s, size_t n, int pe) \
     K_BOTH(void, N##_p, (put_bytes(call_, ctx_, d, &v, sizeof(T), pe, false)), T* d, T v, int pe)                 \
     K_BOTH(T, N##_g, (return g<T>(call_, ctx_, s, pe)), const T* s, int pe)                                       \
     K_BOTH(void, N##_iput, (strided(call_, ctx_, true, d, s, dst, sst, 1, n, sizeof(T), pe)), T* d, const T* s,    \
@@ -76,17 +80,17 @@ K_BOTH(void, putmem_signal_nbi, (put_signal(call_, ctx_, d, s, n, sig, v, op, pe
            ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)                                             \
     K_BOTH(void, N##_ibget, (strided(call_, ctx_, false, d, s, dst, sst, b, nb, sizeof(T), pe)), T* d, const T* s, \
            ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)                                             \
-    K_BOTH(void, N##_put_signal, (put_signal(call_, ctx_, d, s, n * sizeof(T), sig, v, op, pe, false)), T* d,      \
+    K_BOTH(void, N##_put_signal, (put_signal(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), sig, v, op, pe, false)), T* d,      \
            const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe)                                       \
-    K_BOTH(void, N##_put_signal_nbi, (put_signal(call_, ctx_, d, s, n * sizeof(T), sig, v, op, pe, true)), T* d,   \
+    K_BOTH(void, N##_put_signal_nbi, (put_signal(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), sig, v, op, pe, true)), T* d,   \
            const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe)
 KISHMEM_RMA_TYPES(DEFINE_RMA)
 
 #define DEFINE_RMA_SIZE(B)                                                                                        \
-    K_BOTH(void, put##B, (put_bytes(call_, ctx_, d, s, n * (B / 8), pe, false)), void* d, const void* s, size_t n, int pe) \
-    K_BOTH(void, get##B, (get_bytes(call_, ctx_, d, s, n * (B / 8), pe, false)), void* d, const void* s, size_t n, int pe) \
-    K_BOTH(void, put##B##_nbi, (put_bytes(call_, ctx_, d, s, n * (B / 8), pe, true)), void* d, const void* s, size_t n, int pe) \
-    K_BOTH(void, get##B##_nbi, (get_bytes(call_, ctx_, d, s, n * (B / 8), pe, true)), void* d, const void* s, size_t n, int pe) \
+    K_BOTH(void, put##B, (put_bytes(call_, ctx_, d, s, bytes_of(call_, n, B / 8), pe, false)), void* d, const void* s, size_t n, int pe) \
+    K_BOTH(void, get##B, (get_bytes(call_, ctx_, d, s, bytes_of(call_, n, B / 8), pe, false)), void* d, const void* s, size_t n, int pe) \
+    K_BOTH(void, put##B##_nbi, (put_bytes(call_, ctx_, d, s, bytes_of(call_, n, B / 8), pe, true)), void* d, const void* s, size_t n, int pe) \
+    K_BOTH(void, get##B##_nbi, (get_bytes(call_, ctx_, d, s, bytes_of(call_, n, B / 8), pe, true)), void* d, const void* s, size_t n, int pe) \
     K_BOTH(void, iput##B, (strided(call_, ctx_, true, d, s, dst, sst, 1, n, B / 8, pe)), void* d, const void* s,  \
            ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)                                                        \
     K_BOTH(void, iget##B, (strided(call_, ctx_, false, d, s, dst, sst, 1, n, B / 8, pe)), void* d, const void* s, \
@@ -95,9 +99,9 @@ KISHMEM_RMA_TYPES(DEFINE_RMA)
            ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)                                             \
     K_BOTH(void, ibget##B, (strided(call_, ctx_, false, d, s, dst, sst, b, nb, B / 8, pe)), void* d, const void* s, \
            ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)                                             \
-    K_BOTH(void, put##B##_signal, (put_signal(call_, ctx_, d, s, n * (B / 8), sig, v, op, pe, false)), void* d,    \
+    K_BOTH(void, put##B##_signal, (put_signal(call_, ctx_, d, s, bytes_of(call_, n, B / 8), sig, v, op, pe, false)), void* d,    \
            const void* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe)                                    \
-    K_BOTH(void, put##B##_signal_nbi, (put_signal(call_, ctx_, d, s, n * (B / 8), sig, v, op, pe, true)), void* d, \
+    K_BOTH(void, put##B##_signal_nbi, (put_signal(call_, ctx_, d, s, bytes_of(call_, n, B / 8), sig, v, op, pe, true)), void* d, \
            const void* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe)
 KISHMEM_RMA_SIZES(DEFINE_RMA_SIZE)
 

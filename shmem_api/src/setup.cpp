@@ -29,6 +29,10 @@ int shmem_init_thread(int requested, int* provided) {
         return -1;
     }
     api::g_check = env::check();
+    // Read (and so checked) in every build, whether or not this PE makes a GPU heap.
+    if (const long dev = env::device_id(); dev < -1)
+        fatal("shmem_init", "KISHMEM_DEVICE_ID=%ld: expected a GPU index (0, 1, ...) or -1 (the PE's rank among the "
+                            "PEs of its host)", dev);
     int level = rt::init(requested);
     if (provided) *provided = level;
     return 0;
@@ -119,5 +123,13 @@ void fail_team(const char* call, const void* team) {
 }
 
 void fail_arg(const char* call, const char* what, long long value) { fatal(call, "%s %lld is invalid", what, value); }
+
+void fail_overflow(const char* call, std::size_t nelems, std::size_t elem) {
+    fatal(call, "%zu elements of %zu bytes overflow the address range (more than 2^64 bytes)", nelems, elem);
+}
+
+void fail_align(const char* call, const char* what, const void* p, std::size_t align) {
+    fatal(call, "%s %p is not aligned to %zu bytes: an atomic operation needs its natural alignment", what, p, align);
+}
 
 }  // namespace kishmem::api

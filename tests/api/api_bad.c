@@ -62,6 +62,30 @@ int main(int argc, char **argv) {
         shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sym, sym + 32, me == 0 ? 2 : 3);
     if (!strcmp(what, "broadcast_mismatch")) /* different roots */
         shmem_int_broadcast(SHMEM_TEAM_WORLD, isym, isym + 32, 4, me);
+    /* Collectives that disagree: each is named, with the PE that made the other call. */
+    if (!strcmp(what, "coll_kind")) { /* a barrier on PE 0, a reduction elsewhere */
+        if (me == 0) shmem_barrier_all();
+        else shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sym, sym + 32, 2);
+    }
+    if (!strcmp(what, "reduce_op")) /* sum on PE 0, max elsewhere */
+        (me == 0 ? shmem_long_sum_reduce : shmem_long_max_reduce)(SHMEM_TEAM_WORLD, sym, sym + 32, 2);
+    if (!strcmp(what, "broadcast_count")) /* the same root, different nelems */
+        shmem_int_broadcast(SHMEM_TEAM_WORLD, isym, isym + 32, (size_t)me + 1, 0);
+    if (!strcmp(what, "to_all_count")) { /* active-set reduction with different nreduce */
+        long *pwrk = shmem_malloc(SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(long));
+        shmem_long_sum_to_all(sym, sym + 32, me + 1, 0, 0, npes, pwrk, psync);
+    }
+    if (!strcmp(what, "to_all_op")) { /* sum_to_all on PE 0, max_to_all elsewhere */
+        long *pwrk = shmem_malloc(SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(long));
+        (me == 0 ? shmem_long_sum_to_all : shmem_long_max_to_all)(sym, sym + 32, 2, 0, 0, npes, pwrk, psync);
+    }
+    if (!strcmp(what, "fcollect_active_set")) { /* active-set fcollect with different nelems */
+        shmem_fcollect64(sym, sym + 32, (size_t)me + 1, 0, 0, npes, psync);
+    }
+    if (!strcmp(what, "malloc_vs_barrier")) { /* an allocation on PE 0, a barrier elsewhere */
+        if (me == 0) (void)shmem_malloc(64);
+        else shmem_barrier_all();
+    }
     if (!strcmp(what, "broadcast_root")) /* root outside the team */
         shmem_int_broadcast(SHMEM_TEAM_WORLD, isym, isym + 32, 4, npes);
     if (!strcmp(what, "split_mismatch")) { /* different triplets */
@@ -77,6 +101,13 @@ int main(int argc, char **argv) {
         *priv = 0;
         (void)shmem_test_lock(priv);
     }
+    if (!strcmp(what, "clear_unheld")) { /* PE 1 releases the lock PE 0 holds */
+        if (me == 0) shmem_set_lock(sym + 40);
+        shmem_barrier_all();
+        if (me == 1) shmem_clear_lock(sym + 40);
+    }
+    if (!strcmp(what, "clear_free") && me == npes - 1) /* a lock nobody holds */
+        shmem_clear_lock(sym + 40);
     if (!strcmp(what, "signal_op") && me == 0) /* neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD */
         shmem_long_put_signal(sym, sym + 8, 1, (uint64_t *)(sym + 16), 1, 12345, npes - 1);
     if (!strcmp(what, "wait_vector_cmp")) /* comparison operator out of range */

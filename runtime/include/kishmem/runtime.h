@@ -126,7 +126,10 @@ void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_s
 // A team of PE_start + i * 2^logPE_stride for the deprecated active-set routines; `psync` (the
 // caller's pSync, SHMEM_SYNC_SIZE longs of SHMEM_SYNC_VALUE) holds its barrier flags.
 kishmem_team* active_set(int start, int log_stride, int size, long* psync, const char* call);
-void active_set_barrier(kishmem_team* set, long* psync, const char* call);
+// Also checks that every member is in the same routine with the same arguments (a, b; `args`
+// says what they mean: a kishmem::CallArgs, 0 for none).
+void active_set_barrier(kishmem_team* set, long* psync, const char* call, int args = 0, uint64_t a = 0,
+                        uint64_t b = 0);
 
 // ---- locks (OpenSHMEM distributed locks: a ticket lock on PE 0's copy of the variable) ---------
 void lock_set(long* lock);

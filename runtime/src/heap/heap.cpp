@@ -1,7 +1,7 @@
-// Collective allocation.  Every call starts with a min/max exchange of (call kind, size): it is
-// the barrier the spec requires and it catches PEs that pass different arguments.  Offsets are
-// aligned by the allocator; the heap base is aligned too (kSegmentAlign, heap/segment.h), so an
-// aligned offset is an aligned address on every PE.
+// Collective allocation.  Every call starts with an exchange of its tag (routine, arguments in
+// full): it is the barrier the spec requires and it catches PEs that pass different arguments
+// or call another collective.  Offsets are aligned by the allocator; the heap base is aligned
+// too (kSegmentAlign, heap/segment.h), so an aligned offset is an aligned address on every PE.
 #include <cstring>
 
 #include "../state.h"
@@ -9,22 +9,13 @@
 namespace kishmem {
 namespace {
 
-enum Kind : uint64_t { k_malloc = 1, k_calloc, k_align, k_realloc, k_free };
-
-// Ends the job if the PEs disagree; returns normally (after the barrier) if they agree.
-void agree(const char* call, Kind kind, uint64_t a, uint64_t b) {
+// Ends the job if the PEs disagree (naming both calls); returns normally (after the barrier)
+// if they agree.
+void agree(const char* call, CallArgs args, uint64_t a, uint64_t b) {
     // The spec's entry barrier of the allocation routines includes a quiet: nothing in flight
     // may land in memory that is freed or moved below.
     rt::quiet_all();
-    uint64_t v[2] = {kind << 56 | (a & ((1ull << 56) - 1)), b}, lo[2], hi[2];
-    team_minmax(rt::team_world(), call, v, lo, hi);
-    if (lo[0] != hi[0] || lo[1] != hi[1])
-        fatal(call, "PEs disagree on this collective call: this PE passed (%llu, %llu), others passed values from "
-                    "(%llu, %llu) to (%llu, %llu) (or called another allocation routine); every PE must make the same "
-                    "sequence of symmetric allocation calls with the same arguments",
-              static_cast<unsigned long long>(a), static_cast<unsigned long long>(b),
-              static_cast<unsigned long long>(lo[0] & ((1ull << 56) - 1)), static_cast<unsigned long long>(lo[1]),
-              static_cast<unsigned long long>(hi[0] & ((1ull << 56) - 1)), static_cast<unsigned long long>(hi[1]));
+    team_agree(rt::team_world(), CallTag{call, a, b, args});
 }
 
 void* allocate(const char* call, std::size_t bytes, std::size_t align) {
@@ -45,7 +36,7 @@ void* allocate(const char* call, std::size_t bytes, std::size_t align) {
 namespace kishmem::rt {
 
 void* malloc(std::size_t bytes, std::size_t align, const char* call) {
-    agree(call, align > kAllocAlign ? k_align : k_malloc, bytes, align);
+    agree(call, CallArgs::size_align, bytes, align);
     if (bytes == 0) return nullptr;
     if (align > kAllocAlign) {
         // The allocator aligns offsets; they are aligned addresses on every PE only up to the
@@ -54,7 +45,7 @@ void* malloc(std::size_t bytes, std::size_t align, const char* call) {
         State& s = state();
         uint64_t mine = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s.base) & -reinterpret_cast<uintptr_t>(s.base));
         uint64_t v[2] = {mine ? mine : 1ull << 63, 0}, lo[2], hi[2];
-        team_minmax(rt::team_world(), call, v, lo, hi);
+        team_minmax(rt::team_world(), CallTag{call}, v, lo, hi);
         if (align > lo[0]) {
             warn(call, "alignment %zu is larger than the alignment of some PE's symmetric heap base (%llu bytes); "
                        "no symmetric block can honour it",
@@ -66,7 +57,7 @@ void* malloc(std::size_t bytes, std::size_t align, const char* call) {
 }
 
 void* calloc(std::size_t count, std::size_t bytes, const char* call) {
-    agree(call, k_calloc, count, bytes);
+    agree(call, CallArgs::count_size, count, bytes);
     if (count == 0 || bytes == 0) return nullptr;
     if (bytes > SIZE_MAX / count) {
         warn(call, "count %zu times size %zu overflows", count, bytes);
@@ -75,7 +66,7 @@ void* calloc(std::size_t count, std::size_t bytes, const char* call) {
     void* p = allocate(call, count * bytes, kAllocAlign);
     if (p) local_set(p, 0, count * bytes);
     uint64_t v[2] = {0, 0}, lo[2], hi[2];
-    team_minmax(rt::team_world(), call, v, lo, hi);  // zeroed everywhere before anyone writes into it
+    team_minmax(rt::team_world(), CallTag{call}, v, lo, hi);  // zeroed everywhere before anyone writes into it
     return p;
 }
 
@@ -86,7 +77,7 @@ void* realloc(void* p, std::size_t bytes, const char* call) {
         free(p, call);
         return nullptr;
     }
-    agree(call, k_realloc, static_cast<char*>(p) - s.base, bytes);
+    agree(call, CallArgs::offset_size, static_cast<char*>(p) - s.base, bytes);
     std::size_t off = static_cast<char*>(p) - s.base;
     std::size_t old = s.alloc->size_of(off);
     auto moved = s.alloc->realloc(off, bytes);
@@ -103,14 +94,14 @@ void* realloc(void* p, std::size_t bytes, const char* call) {
         out = p;
     }
     uint64_t v[2] = {0, 0}, lo[2], hi[2];
-    team_minmax(rt::team_world(), call, v, lo, hi);  // data moved everywhere before anyone writes into it
+    team_minmax(rt::team_world(), CallTag{call}, v, lo, hi);  // data moved everywhere before anyone writes into it
     return out;
 }
 
 void free(void* p, const char* call) {
     State& s = state();
     std::size_t off = p ? static_cast<char*>(p) - s.base : 0;
-    agree(call, k_free, off, 0);
+    agree(call, CallArgs::offset, off, 0);
     if (!p) return;
     if (!s.alloc->free(off))
         fatal(call, "%p is not the start of a live symmetric allocation", p);
