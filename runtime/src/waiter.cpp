@@ -39,12 +39,15 @@ void Waiter::spin() {
     if (p.hang_warn <= 0 && p.hang_abort <= 0) return;
     if (p.hang_abort > 0 && waited >= p.hang_abort) {
         describe(what, sizeof what);
-        fatal(call_, "waited %.0f s for %s; aborting (KISHMEM_HANG_ABORT=%g)", waited, what, p.hang_abort);
+        fatal(call_, "waited %.0f s for %s; ending the job (KISHMEM_HANG_ABORT=%g s; 0 waits forever)", waited, what,
+              p.hang_abort);
     }
     if (!warned_ && p.hang_warn > 0 && waited >= p.hang_warn) {
         warned_ = true;
         describe(what, sizeof what);
-        warn(call_, "has waited %.0f s for %s (still waiting; KISHMEM_HANG_ABORT=N aborts after N s)", waited, what);
+        warn(call_, "has waited %.0f s for %s (still waiting; %s)", waited, what,
+             p.hang_abort > 0 ? "the job ends when it has waited KISHMEM_HANG_ABORT seconds"
+                              : "KISHMEM_HANG_ABORT=0: no limit");
     }
 }
 

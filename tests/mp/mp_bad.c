@@ -24,6 +24,18 @@ int main(int argc, char **argv) {
         void *p = shmem_malloc(me == 0 ? 100 : 200);
         (void)p;
     }
+    if (!strcmp(what, "mismatch_56")) { /* sizes that differ only beyond bit 56 */
+        void *p = shmem_malloc(me == 0 ? 64 : ((size_t)1 << 56) + 64);
+        (void)p;
+    }
+    if (!strcmp(what, "overflow") && me == 0) /* 2^61 + 1 longs: the byte count wraps to 8 */
+        shmem_long_put(sym, &local, ((size_t)1 << 61) + 1, npes - 1);
+    if (!strcmp(what, "overflow_strided") && me == 0) /* the span of a strided get wraps */
+        shmem_long_iget(&local, sym, 1, (ptrdiff_t)1 << 61, 9, npes - 1);
+    if (!strcmp(what, "amo_align") && me == 0) /* an 8-byte atomic at an address 4 bytes off */
+        shmem_long_atomic_add((long *)((char *)sym + 4), 1, npes - 1);
+    if (!strcmp(what, "hang") && me == 0) /* a flag nobody sets: the hang bound ends the job */
+        shmem_long_wait_until(sym, SHMEM_CMP_EQ, 7);
     if (!strcmp(what, "cmp")) shmem_long_wait_until(sym, 99, 0);
     if (!strcmp(what, "free")) shmem_free(&local);
     shmem_barrier_all();
