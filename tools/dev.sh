@@ -7,7 +7,8 @@ cd "$ROOT"
 
 PACKAGES=(openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin libucx-dev ucx-utils libibverbs-dev
           rdma-core ibverbs-providers ibverbs-utils slurmd slurmctld slurm-client munge
-          pkg-config cmake g++ make libgtest-dev python3 gnuplot-nox iproute2)
+          pkg-config cmake g++ make libgtest-dev python3 gnuplot-nox iproute2
+          clang libclang-rt-dev)
 BUILD_DIR=build
 NVCC=/usr/local/cuda/bin/nvcc
 
@@ -29,7 +30,12 @@ usage: tools/dev.sh COMMAND
   perf    build, then the host benchmarks side by side with Open MPI's OSHMEM
           (tools/perf/kishmem-perf --compare; further arguments are passed on)
   test    build, start a private one-node Slurm if none is reachable (root only; stopped
-          again on exit), then run ctest; exits with ctest's status
+          again on exit), then run ctest; then the sanitizer and fuzz steps below; exits
+          non-zero when any step failed
+  asan    an ASan+UBSan build (build-asan, no CUDA) of the unit tests and a selection of the
+          multi-process tests at 2 PEs, run with LeakSanitizer: no leak or error may show
+  fuzz    the libFuzzer targets (build-fuzz, clang; skipped without clang), each for
+          KISHMEM_FUZZ_SECONDS (20) as a CTest test
   -h, --help   this text
 USAGE
 }
@@ -112,6 +118,43 @@ ensure_slurm() {
   log "started a private Slurm cluster (SLURM_CONF=$SLURM_CONF)"
 }
 
+# ---- ASan + UBSan + LeakSanitizer ----------------------------------------------------------
+# A build of its own without CUDA: the unit tests and the multi-process tests below at 2 PEs over
+# shared memory (teams, contexts and active sets among them), each process checked for leaks at
+# exit.  Third-party leaks (PMIx, hwloc, Open MPI's launcher libraries) are suppressed in
+# tests/sanitize/lsan.supp; none of kishmem's may be.
+ASAN_DIR=build-asan
+ASAN_MP_TESTS=(mp_rma mp_amo mp_sync mp_alloc api_teams api_ctx api_coll api_coll_active_set api_rma api_amo api_lock
+               rel_gone rel_churn)
+ASAN_TEST_RE='^unit\.|^mp\.mp_(rma|amo|sync|alloc)\.mpirun\.np2\.shm$|^api\.api_(teams|ctx|coll|coll_active_set|rma|amo|lock)\.np2\.shm$|^reliability\.(gone\.(exit|kill)\.mpirun|churn\.np2)$'
+asan() {
+  local san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  cmake -S . -B "$ASAN_DIR" -DKISHMEM_ENABLE_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  local targets=("${ASAN_MP_TESTS[@]}") f
+  for f in tests/unit/test_*.cpp; do f=${f##*/}; targets+=("${f%.cpp}"); done
+  cmake --build "$ASAN_DIR" -j"$(nproc)" --target "${targets[@]}"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
+  LSAN_OPTIONS=suppressions=$ROOT/tests/sanitize/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$ASAN_DIR" --output-on-failure -j2 --timeout 300 -R "$ASAN_TEST_RE"
+}
+
+# ---- libFuzzer (clang) -------------------------------------------------------------------------
+FUZZ_DIR=build-fuzz
+fuzz() {
+  if ! command -v clang++ >/dev/null || ! command -v clang >/dev/null; then
+    log "clang is not installed: the fuzz targets are skipped"
+    return 0
+  fi
+  CC=clang CXX=clang++ cmake -S . -B "$FUZZ_DIR" -DKISHMEM_ENABLE_CUDA=OFF -DKISHMEM_FUZZ=ON \
+    -DKISHMEM_FUZZ_SECONDS="${KISHMEM_FUZZ_SECONDS:-20}" >/dev/null
+  cmake --build "$FUZZ_DIR" -j"$(nproc)" --target fuzz_env fuzz_blob fuzz_wqe
+  ctest --test-dir "$FUZZ_DIR" --output-on-failure -j2 -L fuzz
+}
+
 cmd=${1:-}
 case $cmd in
   -h|--help|help) usage; exit 0 ;;
@@ -140,8 +183,16 @@ case $cmd in
     ensure_slurm
     rc=0
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 --timeout 300 || rc=$?
+    t0=$SECONDS
+    asan || { log "the ASan+UBSan tests failed"; rc=1; }
+    log "ASan+UBSan step: $(( SECONDS - t0 )) s"
+    t0=$SECONDS
+    fuzz || { log "the fuzz tests failed"; rc=1; }
+    log "fuzz step: $(( SECONDS - t0 )) s"
     exit "$rc"
     ;;
+  asan) deps; trap stop_slurm EXIT; ensure_slurm; asan ;;
+  fuzz) deps; fuzz ;;
   '') usage >&2; exit 2 ;;
   *) log "unknown command '$cmd'"; usage >&2; exit 2 ;;
 esac

@@ -4,6 +4,7 @@
 // Every routine ends with a barrier of its group, so dest is complete and source reusable.
 #include <cstring>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -133,15 +134,21 @@ void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::
 
 kishmem_team* active_set(int start, int log_stride, int size, long* psync, const char* call) {
     State& s = state();
-    static std::map<std::tuple<int, int, int, long*>, kishmem_team*> sets;
-    auto key = std::make_tuple(start, log_stride, size, psync);
+    // One team per set (not per pSync: a loop over pSync arrays would grow the cache without
+    // bound); the pSync of this call is the one its barrier uses.  Freed at exit.
+    static std::map<std::tuple<int, int, int>, std::unique_ptr<kishmem_team>> sets;
+    auto key = std::make_tuple(start, log_stride, size);
     auto it = sets.find(key);
-    if (it != sets.end()) return it->second;
+    if (it != sets.end()) {
+        it->second->psync = psync;
+        return it->second.get();
+    }
     const long stride = 1L << log_stride;
     if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30 || start + (size - 1) * stride >= s.npes)
         fatal(call, "active set PE_start=%d logPE_stride=%d PE_size=%d does not fit in %d PEs", start, log_stride, size,
               s.npes);
-    auto* t = new kishmem_team;
+    auto owned = std::make_unique<kishmem_team>();
+    kishmem_team* t = owned.get();
     t->index_of.assign(s.npes, -1);
     for (int i = 0; i < size; ++i) {
         t->members.push_back(start + static_cast<int>(i * stride));
@@ -152,7 +159,7 @@ kishmem_team* active_set(int start, int log_stride, int size, long* psync, const
         fatal(call, "this PE is not in the active set PE_start=%d logPE_stride=%d PE_size=%d", start, log_stride, size);
     t->psync = psync;
     t->live = true;
-    sets[key] = t;
+    sets[key] = std::move(owned);
     return t;
 }
 

@@ -2,6 +2,8 @@
 // collective scratch) that its members agree on when the team is made.
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <mutex>
 
 #include "state.h"
@@ -19,6 +21,43 @@ void device_team_clear(int slot);
 
 namespace {
 std::mutex g_ctx_mutex;
+
+// Team and context objects.  A destroyed one stays allocated for a while, marked dead, so that a
+// stale handle is recognised instead of reading freed memory; it is reused once more than
+// kKeepDead objects are dead (oldest first), so memory stays bounded by the most objects live at
+// once, and shmem_finalize frees them all.
+template <class T>
+class Pool {
+public:
+    static constexpr std::size_t kKeepDead = 16;
+    T* get() {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (dead_.size() > kKeepDead) {
+            T* p = dead_.front();
+            dead_.pop_front();
+            *p = T{};
+            return p;
+        }
+        all_.push_back(std::make_unique<T>());
+        return all_.back().get();
+    }
+    void put(T* p) {
+        std::lock_guard<std::mutex> lock(mu_);
+        dead_.push_back(p);
+    }
+    void clear() {
+        std::lock_guard<std::mutex> lock(mu_);
+        dead_.clear();
+        all_.clear();
+    }
+
+private:
+    std::mutex mu_;
+    std::vector<std::unique_ptr<T>> all_;
+    std::deque<T*> dead_;
+};
+Pool<kishmem_team> g_teams;
+Pool<kishmem_ctx> g_ctxs;
 
 void fill_team(kishmem_team* t, std::vector<int> members, int slot, int num_contexts) {
     State& s = state();
@@ -58,6 +97,8 @@ void teams_init() {
 void teams_fini() {
     kishmem_team_world_obj.live = kishmem_team_shared_obj.live = false;
     kishmem_ctx_default_obj.live = false;
+    g_ctxs.clear();
+    g_teams.clear();
 }
 
 }  // namespace kishmem
@@ -95,7 +136,7 @@ kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, 
     members.reserve(idx.size());
     for (int i : idx) members.push_back(parent->members[i]);
     if (std::find(members.begin(), members.end(), s.pe) == members.end()) return nullptr;
-    auto* t = new kishmem_team;
+    kishmem_team* t = g_teams.get();
     fill_team(t, std::move(members), slot, num_contexts);
     return t;
 }
@@ -116,9 +157,12 @@ void team_destroy(kishmem_team* t) {
     std::memset(s.sync_base + team_region_offset(t), 0, kTeamRegion);
     device_team_clear(t->slot);
     s.team_slots_used &= ~(1ull << t->slot);
-    // The object stays (marked dead, never reused): a stale handle is then recognised as
-    // destroyed instead of reading freed memory.
+    // The object stays a while, marked dead (Pool): a stale handle is then recognised as
+    // destroyed instead of reading freed memory.  Its member lists go now.
     t->live = false;
+    t->members = {};
+    t->index_of = {};
+    g_teams.put(t);
 }
 
 kishmem_ctx* ctx_create(kishmem_team* team, long options) {
@@ -129,7 +173,7 @@ kishmem_ctx* ctx_create(kishmem_team* team, long options) {
     for (int c = 1; c < s.nchan; ++c)
         if (chan == 0 || s.chan_refs[c] < s.chan_refs[chan]) chan = c;
     ++s.chan_refs[chan];
-    auto* c = new kishmem_ctx;
+    kishmem_ctx* c = g_ctxs.get();
     c->chan = chan;
     c->options = options;
     c->team = team;
@@ -144,7 +188,8 @@ void ctx_destroy(kishmem_ctx* c) {
     std::lock_guard<std::mutex> lock(g_ctx_mutex);
     --s.chan_refs[c->chan];
     --c->team->contexts_live;
-    c->live = false;  // kept, like destroyed teams, so that a stale handle is recognised
+    c->live = false;  // kept a while, like destroyed teams, so that a stale handle is recognised
+    g_ctxs.put(c);
 }
 
 bool ctx_valid(const kishmem_ctx* c) { return c && c->live && c->team->live; }
