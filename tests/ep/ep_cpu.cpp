@@ -47,12 +47,7 @@ int main() {
     int bad = 0;
     for (Format f : {Format::fp8_e4m3, Format::bf16}) {
         const eptest::Shape s{24, 256, 4, 4 * npes, npes};
-        Config c;
-        c.max_tokens_per_pe = s.T;
-        c.hidden = s.H;
-        c.topk = s.K;
-        c.num_experts = s.E;
-        c.format = f;
+        Config c = eptest::config(s, f);
         auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
         if (!b || b->on_gpu()) {
             std::fprintf(stderr, "FAIL: PE %d: %s\n", me, b ? "the buffer is on the GPU (run with KISHMEM_HEAP=host)" : "create failed");

@@ -5,18 +5,10 @@
 // error on the others.
 #include <cuda_runtime.h>
 
+#include "../gpu/gpu_check.h"  // CK, GPU_TEST_INIT
 #include "ep_common.h"
 
 using namespace kishmem::ep;
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            std::fprintf(stderr, "FAIL: PE %d: %s: %s\n", shmem_my_pe(), #x, cudaGetErrorString(e_)); \
-            shmem_global_exit(1);                                                                  \
-        }                                                                                          \
-    } while (0)
 
 namespace {
 
@@ -28,7 +20,7 @@ __global__ void experts(const uint8_t* x, const float* sc, const int* count, uin
             const size_t slot = static_cast<size_t>(le) * R + i;
             const float v = fp8 ? e4m3_to_float(x[slot * H + h]) * sc[slot * (H / 128) + h / 128]
                                 : bf16_to_float(reinterpret_cast<const uint16_t*>(x)[slot * H + h]);
-            out[slot * H + h] = float_to_bf16(v * (1.0f + static_cast<float>((e0 + le) % 5) * 0.25f));
+            out[slot * H + h] = eptest::expert(e0 + le, v);
         }
 }
 
@@ -122,23 +114,13 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
 }  // namespace
 
 int main() {
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        std::printf("SKIP: no usable GPU\n");
-        return 77;
-    }
-    shmem_init();
+    GPU_TEST_INIT();
     const int me = shmem_my_pe(), npes = shmem_n_pes();
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     for (Format f : {Format::fp8_e4m3, Format::bf16}) {
         const eptest::Shape s{24, 512, 4, 4 * npes, npes};
-        Config c;
-        c.max_tokens_per_pe = s.T;
-        c.hidden = s.H;
-        c.topk = s.K;
-        c.num_experts = s.E;
-        c.format = f;
+        Config c = eptest::config(s, f);
         c.num_sms = 5;  // more than one token per block, and a last block with fewer
         auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
         if (!b || !b->on_gpu()) {

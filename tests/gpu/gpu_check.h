@@ -18,9 +18,9 @@
         }                                                                                       \
     } while (0)
 
-// The start of every GPU test: exit 77 (CTest's skip) where no GPU is usable, else a GPU heap
-// (unless KISHMEM_HEAP says otherwise) and shmem_init.
-#define GPU_TEST_INIT()                                                                         \
+// In main, before shmem_init: exit 77 (CTest's skip) where no GPU is usable, else ask for a GPU
+// heap (unless KISHMEM_HEAP says otherwise).
+#define GPU_TEST_REQUIRE_GPU()                                                                  \
     do {                                                                                        \
         int ndev_ = 0;                                                                          \
         if (cudaGetDeviceCount(&ndev_) != cudaSuccess || ndev_ == 0) {                          \
@@ -28,6 +28,12 @@
             return 77;                                                                          \
         }                                                                                       \
         setenv("KISHMEM_HEAP", "device", 0);                                                    \
+    } while (0)
+
+// The start of every GPU test that needs no thread level: GPU_TEST_REQUIRE_GPU and shmem_init.
+#define GPU_TEST_INIT()                                                                         \
+    do {                                                                                        \
+        GPU_TEST_REQUIRE_GPU();                                                                 \
         shmem_init();                                                                           \
     } while (0)
 

@@ -41,12 +41,7 @@ __global__ void k_spin_until(const unsigned long long* word, unsigned long long 
 }  // namespace
 
 int main() {
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        std::printf("SKIP: no usable GPU\n");
-        return 77;
-    }
-    setenv("KISHMEM_HEAP", "device", 0);
+    GPU_TEST_REQUIRE_GPU();
     int provided = -1;
     CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0, "shmem_init_thread failed");
     CHECK(provided == SHMEM_THREAD_MULTIPLE, "provided thread level %d", provided);
