@@ -162,7 +162,8 @@ std::unique_ptr<Buffer> Buffer::create(shmem_team_t team, const Config& cfg, std
     if (gpu) {
         const int rc = GpuPath::init(*b);
         if (rc != kOk) {
-            std::snprintf(m, sizeof m, "%s: PE %d: the heap is in GPU memory but this build has no GPU support", call, wpe);
+            std::snprintf(m, sizeof m, "%s: PE %d: the heap is in GPU memory but the GPU form cannot start (no GPU support "
+                                       "in this build, or no host-mapped memory for its error record)", call, wpe);
             report(error, m);
             shmem_free(b->base_);
             b->base_ = nullptr;
@@ -201,13 +202,15 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     if (recv_pending_)
         return fail(kBadOrder, "dispatch", "the previous dispatch (round %llu) was sent with send_only and its "
                                            "dispatch_recv has not been called", static_cast<unsigned long long>(round_));
-    if (!h || !out) return fail(kBadArgument, "dispatch", "%s is null", h ? "out" : "handle");
     ++round_;
     bool poison = false;
     int rc = kOk;
     // Bad arguments found here are reported before anything is sent; the peers are told (a
     // flag with the bad-input bit) so that they report it instead of waiting.
-    if (T < 0 || T > cfg_.max_tokens_per_pe) {
+    if (!h || !out) {
+        rc = fail(kBadArgument, "dispatch", "%s is null", h ? "out" : "handle");
+        poison = true;
+    } else if (T < 0 || T > cfg_.max_tokens_per_pe) {
         rc = fail(kBadArgument, "dispatch", "num_tokens = %d but the buffer holds at most max_tokens_per_pe = %d", T,
                   cfg_.max_tokens_per_pe);
         poison = true;

@@ -12,7 +12,6 @@
 namespace kishmem::ep {
 namespace {
 
-
 int launched(Buffer& b, const char* call) {
     const cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) return kOk;
@@ -50,7 +49,10 @@ int GpuPath::init(Buffer& b) {
     if (cudaHostAlloc(&host, sizeof(ErrorRecord), cudaHostAllocMapped) != cudaSuccess) return kNoGpu;
     std::memset(host, 0, sizeof *host);
     void* dev = nullptr;
-    if (cudaHostGetDevicePointer(&dev, host, 0) != cudaSuccess) return kNoGpu;
+    if (cudaHostGetDevicePointer(&dev, host, 0) != cudaSuccess) {
+        cudaFreeHost(host);
+        return kNoGpu;
+    }
     b.err_ = dev;
     b.err_host_ = host;
     // Kernels of several PEs share one GPU and some of them spin: every kernel here prefers the

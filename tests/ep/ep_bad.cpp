@@ -1,6 +1,7 @@
 // kishmem::ep bad input: ep_bad MODE. The last PE (or every PE) passes the bad value; the call
 // must fail with a message naming the call, the PE and the value, and every PE exits with 1.
-// Modes: index_high index_low duplicate too_many hidden_mismatch experts_mismatch heap_small.
+// Modes: index_high index_low duplicate too_many null_handle hidden_mismatch experts_mismatch
+// heap_small.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
         }
         Received rv;
         Handle h;
-        rc = b->dispatch(nullptr, x.data(), idx.data(), T, &rv, &h);
+        rc = b->dispatch(nullptr, x.data(), idx.data(), T, &rv, mode == "null_handle" && me == last ? nullptr : &h);
         if (rc == kOk) {
             std::vector<uint16_t> eo(static_cast<size_t>(rv.local_experts) * rv.max_recv * c.hidden), out(16 * c.hidden);
             std::vector<float> w(16 * c.topk, 0.5f);
