@@ -4,32 +4,18 @@
  * and the user's own definitions then work next to the API, its C11 generic selections
  * included (whose macros expand here, in the user's code).  Run as one PE: prints
  * "PASS user_macros.c". */
-#define KS (-101)
-#define kd (-102)
-#define K_ARG0 (-103)
-#define K_HD (-104)
-#define CHECK (-105)
+#include "user_names.h"  /* the user's names, set to values no header may use */
 
 #include <shmem.h>
 #include <shmemx.h>
 #include <pshmem.h>
 
-#if !defined(KS) || KS != -101 || !defined(kd) || kd != -102 || !defined(K_ARG0) || K_ARG0 != -103
-#error "a public header redefined or undefined KS, kd or K_ARG0"
-#endif
-#if !defined(K_HD) || K_HD != -104 || !defined(CHECK) || CHECK != -105
-#error "a public header redefined or undefined K_HD or CHECK"
-#endif
+#include "user_names.h"  /* checked untouched, then undefined */
 
 #include <stdio.h>
 
 /* The user's own meanings.  K_ARG0 yields an int whatever its argument: a generic selection that
  * used it to pick the pointer type would find no association and fail to compile. */
-#undef KS
-#undef kd
-#undef K_ARG0
-#undef K_HD
-#undef CHECK
 #define KS 4
 #define kd user_kd
 #define K_ARG0(a, ...) user_arg0((long)(a))

@@ -2,31 +2,17 @@
  * this translation unit's device state, from macros and namespace names of its own.  The user's
  * KS, kd, K_ARG0, K_HD and CHECK are defined before the includes to values that break any header
  * code using them, checked untouched after, then given the user's meanings and used next to
- * shmem_* calls in a kernel.  Built (compiled and linked) by tests/abi; run on a GPU machine it
- * prints "PASS user_macros.cu" (one PE; without a GPU it says so and exits 77). */
-#define KS (-101)
-#define kd (-102)
-#define K_ARG0 (-103)
-#define K_HD (-104)
-#define CHECK (-105)
+ * shmem_* calls in a kernel.  Built, audited and run as one PE by tests/abi (user_build.sh): it
+ * prints "PASS user_macros.cu", or without a GPU says so and exits 77 (then built only). */
+#include "user_names.h"  /* the user's names, set to values no header may use */
 
 #include <shmem.h>
 #include <shmemx.h>
 
-#if !defined(KS) || KS != -101 || !defined(kd) || kd != -102 || !defined(K_ARG0) || K_ARG0 != -103
-#error "a public header redefined or undefined KS, kd or K_ARG0"
-#endif
-#if !defined(K_HD) || K_HD != -104 || !defined(CHECK) || CHECK != -105
-#error "a public header redefined or undefined K_HD or CHECK"
-#endif
+#include "user_names.h"  /* checked untouched, then undefined */
 
 #include <cstdio>
 
-#undef KS
-#undef kd
-#undef K_ARG0
-#undef K_HD
-#undef CHECK
 #define KS 4
 #define K_ARG0(a, ...) (a)
 #define K_HD __host__ __device__ static inline
