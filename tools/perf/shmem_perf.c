@@ -488,24 +488,29 @@ static void run_amo_rate(void)
         emit(T_AMO_RATE, sizeof(long), summarize(v, reps, iters), "Mops/s");
 }
 
+/* Collective: the largest of every PE's `mine`, gathered on PE 0.  PE 0 gets it, and so does
+ * every PE when `everywhere` (the others get 0 otherwise). */
+static double max_over_pes(double mine, int everywhere)
+{
+    double worst = 0;
+    shmem_putmem(&gather[me], &mine, sizeof(double), 0);
+    shmem_barrier_all();
+    if (me == 0 || everywhere)
+        for (int p = 0; p < npes; p++) {
+            double g = me == 0 ? gather[p] : shmem_double_g(&gather[p], 0);
+            worst = g > worst ? g : worst;
+        }
+    shmem_barrier_all();
+    return worst;
+}
+
 /* Collective: when the slowest PE's warm-up took more than SLOW_US per call (a barrier that
  * sleeps), fewer iterations so that a repetition lasts about a second, at least 10.  Every PE
- * reads all PEs' figures from PE 0 and computes the same counts. */
+ * sees the same slowest figure and computes the same counts. */
 #define SLOW_US 1000.0
 static void cap_slow(double mine_us, long *iters, long *warm)
 {
-    double *all = malloc((size_t)npes * sizeof(double)), worst = 0;
-    if (!all) {
-        fprintf(stderr, "shmem_perf[%s] PE %d: out of memory\n", PERF_IMPL, me);
-        _Exit(4);
-    }
-    shmem_putmem(&gather[me], &mine_us, sizeof(double), 0);
-    shmem_barrier_all();
-    shmem_getmem(all, gather, (size_t)npes * sizeof(double), 0);
-    shmem_barrier_all();
-    for (int p = 0; p < npes; p++)
-        worst = all[p] > worst ? all[p] : worst;
-    free(all);
+    double worst = max_over_pes(mine_us, 1);
     if (worst > SLOW_US) {
         long n = (long)(1e6 / worst);
         *iters = n < 10 ? 10 : (n < *iters ? n : *iters);
@@ -513,7 +518,8 @@ static void cap_slow(double mine_us, long *iters, long *warm)
     }
 }
 
-static void run_barrier_lat(void)
+/* Repetitions of `barrier` over every PE (the slowest PE's mean per call), reported as test t. */
+static void time_barrier(int t, void (*barrier)(void))
 {
     int reps = MAX_REPS;
     long iters = opt_iters, warm = opt_warmup;
@@ -523,78 +529,52 @@ static void run_barrier_lat(void)
     for (int r = 0; r < reps; r++) {
         double tw = now_us();
         for (long i = 0; i < warm; i++)
-            shmem_barrier_all();
+            barrier();
         if (r == 0 && warm > 0)
             cap_slow((now_us() - tw) / (double)warm, &iters, &warm);
         double t0 = now_us();
         for (long i = 0; i < iters; i++)
-            shmem_barrier_all();
-        double mine = (now_us() - t0) / (double)iters;
-        /* Collect every PE's mean on PE 0 and keep the slowest. */
-        shmem_putmem(&gather[me], &mine, sizeof(double), 0);
-        shmem_barrier_all();
-        if (me == 0) {
-            double worst = 0;
-            for (int p = 0; p < npes; p++)
-                if (gather[p] > worst)
-                    worst = gather[p];
-            v[r] = worst;
-        }
-        shmem_barrier_all();
+            barrier();
+        v[r] = max_over_pes((now_us() - t0) / (double)iters, 0);
     }
     if (me == 0)
-        emit(T_BARRIER_LAT, 0, summarize(v, reps, iters), "us");
+        emit(t, 0, summarize(v, reps, iters), "us");
+}
+
+static void run_barrier_lat(void)
+{
+    time_barrier(T_BARRIER_LAT, shmem_barrier_all);
 }
 
 /* The deprecated active-set barrier over every PE, with a static pSync.  Before timing, rounds of
  * "put to the right neighbour, barrier, check the left neighbour's value" show that the barrier
  * both synchronises and completes earlier puts; after timing, pSync must hold SHMEM_SYNC_VALUE
  * again. */
+static void barrier_as_static(void)
+{
+    shmem_barrier(0, 0, npes, st_psync);
+}
+
 static void run_barrier_as_static(void)
 {
     const char *tn = test_names[T_BARRIER_AS_STATIC];
-    int reps = MAX_REPS;
-    long iters = opt_iters, warm = opt_warmup;
-    double v[MAX_REPS];
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
 
     st_check[0] = -1;
     shmem_barrier_all();
     for (long k = 1; k <= 20; k++) {
         shmem_long_p(&st_check[0], k * 1000 + me, right);
-        shmem_barrier(0, 0, npes, st_psync);
+        barrier_as_static();
         long got = *(volatile long *)&st_check[0], want = k * 1000 + left;
         if (got != want)
             die("neighbour's value is %ld, expected %ld", tn, 0, got, want);
-        shmem_barrier(0, 0, npes, st_psync);
+        barrier_as_static();
     }
-    for (int r = 0; r < reps; r++) {
-        double tw = now_us();
-        for (long i = 0; i < warm; i++)
-            shmem_barrier(0, 0, npes, st_psync);
-        if (r == 0 && warm > 0)
-            cap_slow((now_us() - tw) / (double)warm, &iters, &warm);
-        double t0 = now_us();
-        for (long i = 0; i < iters; i++)
-            shmem_barrier(0, 0, npes, st_psync);
-        double mine = (now_us() - t0) / (double)iters;
-        shmem_putmem(&gather[me], &mine, sizeof(double), 0);
-        shmem_barrier_all();
-        if (me == 0) {
-            double worst = 0;
-            for (int p = 0; p < npes; p++)
-                if (gather[p] > worst)
-                    worst = gather[p];
-            v[r] = worst;
-        }
-        shmem_barrier_all();
-    }
+    time_barrier(T_BARRIER_AS_STATIC, barrier_as_static);
     for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
         if (st_psync[i] != SHMEM_SYNC_VALUE)
             die("pSync[%ld] is %ld after the barriers, expected SHMEM_SYNC_VALUE", tn, 0, (long)i,
                 st_psync[i]);
-    if (me == 0)
-        emit(T_BARRIER_AS_STATIC, 0, summarize(v, reps, iters), "us");
 }
 
 /* Collectives through the active-set forms (the ones every OpenSHMEM library still has).  A
@@ -621,15 +601,7 @@ static double timed(int t, size_t size, long iters, int with_coll)
             one_coll(t, size);
         shmem_barrier_all();
     }
-    double mine = (now_us() - t0) / (double)iters;
-    shmem_putmem(&gather[me], &mine, sizeof(double), 0);
-    shmem_barrier_all();
-    double worst = 0;
-    if (me == 0)
-        for (int p = 0; p < npes; p++)
-            worst = gather[p] > worst ? gather[p] : worst;
-    shmem_barrier_all();
-    return worst;
+    return max_over_pes((now_us() - t0) / (double)iters, 0);
 }
 
 static void run_coll_lat(int t, size_t size)
