@@ -114,9 +114,12 @@ int check(const ep::Layout& l, const Routing& r, const std::vector<int>& count, 
     std::vector<uint16_t> tok(H);
     std::vector<uint8_t> q(H);
     std::vector<float> sc(H / 128 + 1);
-    size_t rows = 0;
-    for (int le = 0; le < l.L; ++le)
-        for (int i = 0; i < count[le]; ++i, ++rows) {
+    for (int le = 0; le < l.L; ++le) {
+        if (count[le] < 0 || count[le] > l.R) {
+            std::fprintf(stderr, "FAIL: PE %d: expert %d received %d rows, at most %d fit\n", me, le, count[le], l.R);
+            return 1;
+        }
+        for (int i = 0; i < count[le]; ++i) {
             const size_t slot = static_cast<size_t>(le) * l.R + i;
             const ep::SrcInfo s = src[slot];
             auto it = want.find({s.pe * T + s.token, le});
@@ -136,6 +139,7 @@ int check(const ep::Layout& l, const Routing& r, const std::vector<int>& count, 
                 }
             }
         }
+    }
     if (!want.empty()) {
         std::fprintf(stderr, "FAIL: PE %d: %zu rows never arrived\n", me, want.size());
         return 1;
@@ -157,7 +161,6 @@ int check(const ep::Layout& l, const Routing& r, const std::vector<int>& count, 
             }
         }
     }
-    (void)rows;
     return 0;
 }
 
@@ -379,7 +382,7 @@ int main(int argc, char** argv) {
             if (hook) {
                 barrier();
                 mark(2);
-                buf->dispatch_recv(s, &h);
+                if (buf->dispatch_recv(s, &h) != ep::kOk) shmem_global_exit(1);
                 mark(3);
             }
             experts();
@@ -390,7 +393,7 @@ int main(int argc, char** argv) {
             if (hook) {
                 barrier();
                 mark(6);
-                buf->combine_recv(s, &h);
+                if (buf->combine_recv(s, &h) != ep::kOk) shmem_global_exit(1);
                 mark(7);
             }
 #if defined(__CUDACC__)
