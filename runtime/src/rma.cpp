@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "state.h"
+#include "transport/amo_local.h"
 #if KISHMEM_HAVE_CUDA
 #include "device_backend/backend.h"
 #endif
@@ -101,18 +102,28 @@ void iget(int chan, void* dst, const void* src, std::ptrdiff_t dst_stride, std::
     strided(false, chan, dst, src, dst_stride, src_stride, bsize, nblocks, elem, pe);
 }
 
+// A PE spinning on atomics on its own variables (a compare_swap lock) must keep serving peers
+// whose operations on those variables UCX executes here in software (over tcp): progress now
+// and then, not on every call (an idle progress costs tens of ns per worker).
+static inline void serve_peers_now_and_then(int pe) {
+    if (pe != g_hot.my_pe || !g_hot.needs_progress) return;
+    static thread_local unsigned calls = 0;
+    if ((++calls & 63) == 0) progress();
+}
+
 uint64_t amo(int chan, AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe) {
+    // The heap of a PE reached by host load/store: a CPU atomic on the mapping, as rt::put's
+    // fast path (the route table's p2p entry; every other case goes through the transport).
+    const std::size_t off = static_cast<std::size_t>(static_cast<char*>(target) - g_hot.base);
+    if (char* b = g_hot.p2p[pe]; b && off < g_hot.size) {
+        const uint64_t v = amo_local(b + off, op, width, operand, compare);
+        serve_peers_now_and_then(pe);
+        return v;
+    }
     uint64_t fetched = 0;
-    State& s = state();
     Where w = where(target, pe);
     check_status(w.t->amo(chan, pe, w.off, op, width, operand, compare, &fetched), "atomic", pe);
-    // A PE spinning on atomics on its own variables (a compare_swap lock) must keep serving
-    // peers whose operations on those variables UCX executes here in software (over tcp):
-    // progress now and then, not on every call (an idle progress costs tens of ns per worker).
-    if (pe == s.pe && s.needs_progress) {
-        static thread_local unsigned calls = 0;
-        if ((++calls & 63) == 0) progress();
-    }
+    serve_peers_now_and_then(pe);
     return fetched;
 }
 

@@ -25,6 +25,7 @@ struct Hot {
     bool device_heap = false;    // the user heap is GPU memory
     char* static_base = nullptr; // the executable's global and static data, when symmetric
     std::size_t static_size = 0;
+    bool needs_progress = false; // some transport needs this PE to progress (peers' software RMA)
 };
 extern Hot g_hot;
 
