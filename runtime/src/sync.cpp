@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kishmem/env.h"
+#include "arrivals.h"
 #include "state.h"
 
 namespace kishmem {
@@ -114,6 +115,8 @@ void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4], const
     const int n = team->size(), me = team->my_index;
     const uint64_t epoch = ++team->epoch;
     const std::size_t base = team_region_offset(team) + (epoch & 1) * kMaxRounds * kSlotBytes;
+    arrival_mark(team, epoch);  // hang messages name the PEs not in this call yet (arrivals.h)
+    const ArrivalQuery arrivals{team, epoch};
     call_record_write(team, tag);
     // w[0..3], call, a, b: contiguous in the slot, one put.
     uint64_t out[7] = {0, 0, 0, 0, tag.key(), tag.a, tag.b};
@@ -133,6 +136,7 @@ void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4], const
         SyncSlot* in = reinterpret_cast<SyncSlot*>(s.sync_base + off);
         rt::Waiter wt(call, "PE %lld to arrive (barrier round %lld, epoch %lld)", from, round,
                       static_cast<long long>(epoch));
+        wt.set_detail(arrival_detail, &arrivals);
         while (__atomic_load_n(&in->seq, __ATOMIC_ACQUIRE) < epoch) wt.spin();
         if (in->call != out[4] || in->a != tag.a || in->b != tag.b)
             call_disagreement(team, tag, from, in->call, in->a, in->b, true);

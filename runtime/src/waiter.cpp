@@ -29,7 +29,7 @@ void Waiter::spin() {
         next_watch_ = t + 1.0;
         return;
     }
-    char what[256];
+    char what[512];
     if (p.watch && t >= next_watch_) {
         next_watch_ = t + 1.0;
         describe(what, sizeof what);
@@ -54,8 +54,12 @@ void Waiter::spin() {
 void Waiter::describe(char* out, unsigned long n) const {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    std::snprintf(out, n, fmt_, a_, b_, c_);
+    int k = std::snprintf(out, n, fmt_, a_, b_, c_);
 #pragma GCC diagnostic pop
+    if (detail_ && k >= 0 && static_cast<unsigned long>(k) + 3 < n) {
+        std::snprintf(out + k, n - k, "; ");
+        detail_(detail_arg_, out + k + 2, n - k - 2);
+    }
 }
 
 }  // namespace kishmem

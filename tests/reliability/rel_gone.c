@@ -9,6 +9,8 @@
  *   size_init  PE 1 asks for another heap size: every PE fails in shmem_init after the others'
  *              heaps exist
  *   late_init  PE 1 comes to shmem_init 60 s late: KISHMEM_HANG_ABORT ends the others' wait
+ *   late       the last PE comes to a barrier 60 s late (alive): the hang messages of the others
+ *              name it, also where a dissemination round waits for another PE
  * A survivor that gets past the wait prints "FAIL: ..." (the library did not notice). */
 #include <shmem.h>
 #include <signal.h>
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     shmem_init();
     const int me = shmem_my_pe();
     shmem_barrier_all();
+    if (!strcmp(c, "late") && me == shmem_n_pes() - 1) sleep(60);
     if (me == 1) {
         fprintf(stderr, "rel_gone: PE 1 leaves (%s)\n", c);
         fflush(stderr);

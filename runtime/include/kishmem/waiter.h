@@ -25,13 +25,21 @@ public:
     Waiter(const char* call, const char* what_fmt, long long a = 0, long long b = 0, long long c = 0)
         : call_(call), fmt_(what_fmt), a_(a), b_(b), c_(c) {}
     void spin();  // call once per unsuccessful poll
-    // What is awaited, in words (the format filled in).
+    // What is awaited, in words (the format filled in, then the detail function's words).
     void describe(char* out, unsigned long n) const;
+    // Words added to the hang messages, computed only when one is said (e.g. which PEs have not
+    // entered a collective call yet): fn(arg, out, n) writes at most n bytes.
+    void set_detail(void (*fn)(const void* arg, char* out, unsigned long n), const void* arg) {
+        detail_ = fn;
+        detail_arg_ = arg;
+    }
 
 private:
     const char* call_;
     const char* fmt_;
     long long a_, b_, c_;
+    void (*detail_)(const void*, char*, unsigned long) = nullptr;
+    const void* detail_arg_ = nullptr;
     unsigned count_ = 0;
     double start_ = 0;
     double next_watch_ = 0;
