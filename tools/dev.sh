@@ -183,12 +183,22 @@ case $cmd in
     ensure_slurm
     rc=0
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 --timeout 300 || rc=$?
+    # The sanitizer and fuzz steps take about 3 and 1 minutes on a quiet 2-core machine.  Under
+    # a time budget (KISHMEM_TEST_BUDGET_S, seconds for all of dev.sh test; .ci/run sets it), a
+    # step that would not fit any more is skipped, saying so, rather than the whole run killed.
+    budget=${KISHMEM_TEST_BUDGET_S:-0}
+    fits() { (( budget <= 0 || SECONDS + $1 + 30 <= budget )) || { log "SKIPPED: the $2 step (about $1 s) does not fit in the $(( budget - SECONDS )) s left of KISHMEM_TEST_BUDGET_S=$budget"; return 1; }; }
+    log "main tests: ${SECONDS} s since dev.sh started"
     t0=$SECONDS
-    asan || { log "the ASan+UBSan tests failed"; rc=1; }
-    log "ASan+UBSan step: $(( SECONDS - t0 )) s"
+    if fits 240 ASan+UBSan; then
+      asan || { log "the ASan+UBSan tests failed"; rc=1; }
+      log "ASan+UBSan step: $(( SECONDS - t0 )) s"
+    fi
     t0=$SECONDS
-    fuzz || { log "the fuzz tests failed"; rc=1; }
-    log "fuzz step: $(( SECONDS - t0 )) s"
+    if fits 90 fuzz; then
+      fuzz || { log "the fuzz tests failed"; rc=1; }
+      log "fuzz step: $(( SECONDS - t0 )) s"
+    fi
     exit "$rc"
     ;;
   asan) deps; trap stop_slurm EXIT; ensure_slurm; asan ;;
