@@ -86,8 +86,6 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
     State& s = state();
     std::vector<char*> bases(s.npes, nullptr);
     bases[s.pe] = base;
-    bool ucx_needed = false;
-    for (routes::Path p : routes.statics) ucx_needed |= p == routes::Path::ucx;
     if (s.npes > 1) {
         // Held by the state at once, so that an error path (fatal) finds it to unlink.
         s.static_own = std::make_unique<Segment>();
@@ -114,7 +112,7 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
     }
     s.static_shm = std::make_unique<ShmTransport>(bases);
     s.route_static.assign(s.npes, s.static_shm.get());
-    if (ucx_needed) {  // the same on every PE (routes_test checks it)
+    if (routes.ucx_statics) {  // the same on every PE (test_routes checks it)
 #if KISHMEM_HAVE_UCX
         auto ucx = std::make_unique<UcxTransport>();
         Blob blob;

@@ -18,17 +18,6 @@ uint32_t load_acquire(const volatile uint32_t* p) {
     return __atomic_load_n(const_cast<const uint32_t*>(p), __ATOMIC_ACQUIRE);
 }
 
-const char* op_name(uint8_t op) {
-    switch (op) {
-        case kOpPut: return "put";
-        case kOpPutInline: return "inline put";
-        case kOpGet: return "get";
-        case kOpAmo: return "atomic";
-        case kOpSignal: return "signal";
-    }
-    return "unknown";
-}
-
 }  // namespace
 
 Proxy::Proxy(ibgda::HeapAccess* heap, int npes, std::size_t heap_bytes, ProxyOptions opt)
@@ -100,7 +89,7 @@ std::size_t Proxy::poll_locked() {
             const uint32_t err = execute(c, c.tail, d, &why);
             if (err != 0) {
                 n_.errors.fetch_add(1, std::memory_order_relaxed);
-                debug("CPU proxy: descriptor %u (%s to PE %u, offset %llu): %s", c.tail, op_name(d.op), d.pe,
+                debug("CPU proxy: descriptor %u (%s to PE %u, offset %llu): %s", c.tail, desc_op_name(d.op), d.pe,
                       static_cast<unsigned long long>(d.w[1]), why.c_str());
                 if (*c.view.error == 0) {
                     *c.view.error_index = c.tail;
