@@ -7,13 +7,24 @@
 // After shmem_barrier_all every PE checks what landed in its heap against values computed
 // here independently.
 //
+// With --am the NIC reaches PEs on other hosts as it does for GPU heaps there: through UCX
+// active messages (transport/ucx_am), the target's service applying them to its heap; same-host
+// PEs through the runtime's load/store routes.  Hosts are told apart by host names (the
+// oracle), and the test requires shmem_ptr non-NULL exactly for same-host PEs and the service's
+// counts to be exactly the off-host PEs' operations (kOpsPerPeer each way): same-host traffic
+// never goes through UCX, off-host traffic always does.  --am-all sends every peer that way
+// (the carriage on one host).
+//
 //   ibgda_sim_mp            the test (prints "PASS ibgda_sim_mp on N PEs")
+//   ibgda_sim_mp --am[-all] the same over UCX active messages
 //   ibgda_sim_mp --status   prints kishmem::ibgda_status() and exits (no shmem_init)
 #include <sched.h>
+#include <unistd.h>
 #include <shmem.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -24,9 +35,13 @@
 #include "kishmem/device/ibgda/mlx5_cqe.h"
 #include "kishmem/device/ibgda/mlx5_wqe.h"
 #include "kishmem/ibgda_info.h"
+#include "kishmem/config.h"
 #include "kishmem/runtime.h"
 #include "transport/ibgda/heap_access.h"
 #include "transport/ibgda/sim_nic.h"
+#if KISHMEM_HAVE_UCX_BUILD
+#include "transport/ucx_am/ucx_am.h"
+#endif
 
 namespace m = kishmem::mlx5;
 using kishmem::Status;
@@ -40,6 +55,10 @@ constexpr int kChunk = 4096;  // bytes each PE writes into each peer's inbox
 constexpr int kAdds = 50;     // fetch-adds per peer
 constexpr int kSlots = 64;    // compare-swap slots per PE
 constexpr uint32_t kLogBbs = 8;
+// Heap operations the NIC executes per peer: the write, two inline writes, the write-imm, the
+// read, the fetch-adds and the compare-swaps (the bad-key QP's WQEs execute none).
+constexpr uint64_t kOpsPerPeer = 5 + kAdds + kSlots;
+constexpr std::size_t kAddrBytes = 4096;  // a UCX worker address, exchanged through the heap
 
 uint8_t pattern(int from, int to, int i) { return static_cast<uint8_t>(from * 31 + to * 7 + i * 13 + 1); }
 uint8_t own_pattern(int pe, int i) { return static_cast<uint8_t>(pe * 101 + i * 3 + 5); }
@@ -136,6 +155,8 @@ int main(int argc, char** argv) {
         std::printf("%s\n", kishmem::ibgda_status().c_str());
         return 0;
     }
+    const bool am_all = argc > 1 && std::strcmp(argv[1], "--am-all") == 0;
+    const bool am = am_all || (argc > 1 && std::strcmp(argv[1], "--am") == 0);
     int provided = -1;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
     me = shmem_my_pe();
@@ -161,6 +182,57 @@ int main(int argc, char** argv) {
     std::string why;
     std::unique_ptr<HeapAccess> heap = make_runtime_heap_access(0, &why);
     CHECK(heap != nullptr, "make_runtime_heap_access: %s", why.c_str());
+    std::vector<bool> via_am(static_cast<size_t>(npes), false);  // the peers the NIC reaches over UCX active messages
+#if KISHMEM_HAVE_UCX_BUILD
+    std::unique_ptr<HeapAccess> applier;  // what the service applies peers' requests with (this PE's heap)
+    std::unique_ptr<kishmem::UcxAm> service;
+    if (am) {
+        // Hosts by name: same-host peers must be load/store (shmem_ptr), the others not.
+        auto* hosts = static_cast<char*>(shmem_calloc(static_cast<size_t>(npes), 64));
+        char host[64] = {0};
+        gethostname(host, sizeof host - 1);
+        for (int pe = 0; pe < npes; ++pe) shmem_putmem(hosts + 64 * me, host, sizeof host, pe);
+        shmem_barrier_all();
+        int off_host = 0;
+        for (int pe = 0; pe < npes; ++pe) {
+            const bool same = std::strcmp(hosts + 64 * pe, host) == 0;
+            CHECK((shmem_ptr(inbox, pe) != nullptr) == same, "shmem_ptr to PE %d (%s, this PE on %s) is %p", pe,
+                  hosts + 64 * pe, host, shmem_ptr(inbox, pe));
+            via_am[pe] = pe != me && (am_all || !same);
+            off_host += !same;
+        }
+        if (std::getenv("KISHMEM_TEST_MULTIHOST")) CHECK(off_host > 0, "the job does not span hosts");
+        applier = make_runtime_heap_access(0, &why);
+        CHECK(applier != nullptr, "make_runtime_heap_access: %s", why.c_str());
+        kishmem::Blob blob;
+        CHECK(kishmem::UcxAm::open(me, npes, kishmem::rt::heap_size(), applier.get(), &service, &blob, &why) == Status::ok,
+              "UcxAm::open: %s", why.c_str());
+        CHECK(blob.size() + 8 <= kAddrBytes, "worker address of %zu bytes", blob.size());
+        auto* addrs = static_cast<uint8_t*>(shmem_calloc(static_cast<size_t>(npes), kAddrBytes));
+        const uint64_t len = blob.size();
+        std::vector<uint8_t> slot(kAddrBytes);
+        std::memcpy(slot.data(), &len, 8);
+        std::memcpy(slot.data() + 8, blob.data(), blob.size());
+        for (int pe = 0; pe < npes; ++pe) shmem_putmem(addrs + kAddrBytes * me, slot.data(), kAddrBytes, pe);
+        shmem_barrier_all();
+        std::vector<kishmem::Blob> all(static_cast<size_t>(npes));
+        for (int pe = 0; pe < npes; ++pe) {
+            uint64_t n = 0;
+            std::memcpy(&n, addrs + kAddrBytes * pe, 8);
+            all[pe].assign(addrs + kAddrBytes * pe + 8, addrs + kAddrBytes * pe + 8 + n);
+        }
+        CHECK(service->connect(all, via_am, &why) == Status::ok, "UcxAm::connect: %s", why.c_str());
+        service->start();
+        std::vector<std::unique_ptr<HeapAccess>> parts;
+        parts.push_back(std::move(heap));
+        parts.push_back(service->client(nullptr));
+        std::vector<int> part_of(static_cast<size_t>(npes));
+        for (int pe = 0; pe < npes; ++pe) part_of[pe] = via_am[pe] ? 1 : 0;
+        heap = make_split_heap_access(std::move(parts), std::move(part_of));
+    }
+#else
+    CHECK(!am, "--am needs a build with UCX");
+#endif
     SimNic nic(heap.get());
     MemoryKey hk, lk;
     CHECK(nic.register_memory(kishmem::rt::heap_base(), kishmem::rt::heap_size(), &hk) == Status::ok, "heap");
@@ -337,8 +409,27 @@ int main(int argc, char** argv) {
     const SimNicStats st = nic.stats();
     CHECK(st.errors == 1 && st.flushed == 1, "NIC stats: %llu errors, %llu flushed", static_cast<unsigned long long>(st.errors),
           static_cast<unsigned long long>(st.flushed));
-    shmem_barrier_all();
+    shmem_barrier_all();  // every PE's NIC is done: no more requests to anyone's service
     nic.stop();
+#if KISHMEM_HAVE_UCX_BUILD
+    if (service) {
+        // Exactly the off-host peers' operations went over UCX, each way (same-host ones never).
+        uint64_t peers = 0;
+        for (int pe = 0; pe < npes; ++pe) peers += via_am[pe];
+        const kishmem::UcxAm::Stats a = service->stats();
+        CHECK(a.requests_sent == kOpsPerPeer * peers && a.requests_served == kOpsPerPeer * peers,
+              "UCX active messages: %llu requests sent, %llu served; expected %llu each (%llu off-host peers)",
+              static_cast<unsigned long long>(a.requests_sent), static_cast<unsigned long long>(a.requests_served),
+              static_cast<unsigned long long>(kOpsPerPeer * peers), static_cast<unsigned long long>(peers));
+        std::printf("PE %d: %llu of %llu NIC operations over UCX active messages (%llu peers reached that way)\n", me,
+                    static_cast<unsigned long long>(a.requests_sent),
+                    static_cast<unsigned long long>(kOpsPerPeer * (npes - 1)), static_cast<unsigned long long>(peers));
+        shmem_barrier_all();
+        heap.reset();  // the client before its service
+        service->stop();
+        service.reset();
+    }
+#endif
     if (me == 0) std::printf("PASS ibgda_sim_mp on %d PEs\n", npes);
     std::fflush(stdout);
     shmem_finalize();

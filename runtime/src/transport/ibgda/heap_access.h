@@ -5,10 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kishmem/log.h"
+#include "kishmem/vocab.h"
 
 namespace kishmem::ibgda {
 
@@ -37,7 +40,24 @@ public:
     }
     // Every earlier write is visible at its target (called before a completion is reported).
     virtual Status flush() { return Status::ok; }
+    // Why the last operation failed, in words ("" when the status says it all).
+    virtual std::string last_error() const { return {}; }
 };
+
+// The width-byte (4 or 8) atomic `op` at off (width-aligned) through h: its 64-bit fetch-add
+// and compare-swap where they fit, a compare-swap loop on the enclosing 8-byte word otherwise.
+// *old receives the value before.
+Status amo_through(HeapAccess& h, int pe, std::size_t off, AmoOp op, unsigned width, uint64_t v, uint64_t cmp,
+                   uint64_t* old);
+
+// Copies n bytes between this process's memory of any kind (a GPU heap, host memory) and a
+// host buffer.
+using LocalCopy = std::function<Status(void* dst, const void* src, std::size_t n)>;
+
+// One HeapAccess per PE out of several: PE pe goes to parts[part_of[pe]] (flush flushes every
+// part).  The same-host GPU heaps through CUDA IPC and the others over UCX, for instance.
+std::unique_ptr<HeapAccess> make_split_heap_access(std::vector<std::unique_ptr<HeapAccess>> parts,
+                                                   std::vector<int> part_of);
 
 // The runtime's own routes (kishmem::rt::put/get/amo on rt::heap_base() + off, on channel
 // `chan`: 0 is the default context's; a context of its own keeps the NIC's flushes apart from

@@ -139,6 +139,24 @@ private:
 
 }  // namespace
 
+LocalCopy make_cuda_copy(int device, std::string* why) {
+    cudaError_t e = cudaSetDevice(device);
+    cudaStream_t stream = nullptr;
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return *why = cuda_error_text("a copy stream", static_cast<int>(e)), LocalCopy();
+    std::shared_ptr<CUstream_st> owned(stream, [](cudaStream_t st) { cudaStreamDestroy(st); });
+    return [owned, device](void* dst, const void* src, std::size_t n) {
+        thread_local int bound = -1;
+        if (bound != device) cudaSetDevice(bound = device);
+        cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, owned.get());
+        if (e == cudaSuccess) e = cudaStreamSynchronize(owned.get());
+        if (e == cudaSuccess) return Status::ok;
+        debug("copy between a GPU heap and a host buffer failed: %s", cudaGetErrorString(e));
+        cudaGetLastError();
+        return Status::transport_error;
+    };
+}
+
 Status make_ipc_heap_access(std::vector<char*> bases, char* self, std::size_t heap_bytes, int device,
                             std::unique_ptr<HeapAccess>* out, std::string* why) {
     auto h = std::make_unique<IpcHeapAccess>(std::move(bases), self, heap_bytes, device);

@@ -26,6 +26,11 @@ namespace kishmem::ibgda {
 Status make_ipc_heap_access(std::vector<char*> bases, char* self, std::size_t heap_bytes, int device,
                             std::unique_ptr<HeapAccess>* out, std::string* why);
 
+// A LocalCopy for GPU `device`: cudaMemcpyAsync on a non-blocking stream of its own, then a
+// wait for that stream (never the legacy stream, which a running kernel would hold up); an
+// empty function when the stream cannot be made (*why says why).
+LocalCopy make_cuda_copy(int device, std::string* why);
+
 // "what: <CUDA's text for err>", clearing CUDA's last error.
 std::string cuda_error_text(const char* what, int err);
 

@@ -116,6 +116,11 @@ SimNic::Step SimNic::step(Qp& q, uint32_t avail) {
         fail(q, d.opcode, idx, synd, why, d.raddr, d.length);
         return Step::done;
     }
+    // A CQE says every earlier write of the QP has landed: a write that did not fails this WQE.
+    if (d.signaled() && (synd = land(q, &why)) != 0) {
+        fail(q, d.opcode, idx, synd, why, d.raddr, d.length);
+        return Step::done;
+    }
     n_.wqes.fetch_add(1, std::memory_order_relaxed);
     if (d.signaled()) complete(q, mlx5::kCqeReq, d.opcode, idx, byte_cnt, 0);
     return Step::done;
@@ -222,10 +227,23 @@ uint8_t SimNic::execute(Qp& q, const DecodedWqe& d, uint32_t* byte_cnt, std::str
     }
     if (s != Status::ok) {
         *why = format("PE %d's heap refused the operation at offset %zu (%s)", pe, off, status_name(s));
+        const std::string more = heap_->last_error();
+        if (!more.empty()) *why += ": " + more;
         return mlx5::kSyndRemoteOpErr;
     }
     n_.bytes.fetch_add(d.length, std::memory_order_relaxed);
     return 0;
+}
+
+uint8_t SimNic::land(const Qp& q, std::string* why) {
+    if (!dirty_) return 0;
+    dirty_ = false;
+    const Status s = heap_->flush();
+    if (s == Status::ok) return 0;
+    *why = format("earlier writes to PE %d did not land (%s)", q.target.pe, status_name(s));
+    const std::string more = heap_->last_error();
+    if (!more.empty()) *why += ": " + more;
+    return mlx5::kSyndRemoteOpErr;
 }
 
 bool SimNic::cq_has_room(const Cq& c) const {

@@ -212,6 +212,8 @@ private:
     Step flush_one(Qp& q, uint32_t avail);
     uint8_t check(const Qp& q, const DecodedWqe& d, std::string* why) const;
     uint8_t execute(Qp& q, const DecodedWqe& d, uint32_t* byte_cnt, std::string* why);
+    // Flushes the writes issued since the last flush; a syndrome and *why when they failed.
+    uint8_t land(const Qp& q, std::string* why);
     bool cq_has_room(const Cq& c) const;
     void complete(Qp& q, uint8_t cqe_opcode, uint8_t wqe_opcode, uint16_t wqe_counter, uint32_t byte_cnt,
                   uint8_t syndrome);

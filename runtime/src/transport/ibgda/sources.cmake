@@ -3,6 +3,7 @@
 # with rdma-core (libibverbs + libmlx5).
 set(_ibgda ${CMAKE_CURRENT_LIST_DIR})
 target_sources(kishmem_runtime PRIVATE
+  ${_ibgda}/heap_access.cpp
   ${_ibgda}/sim_nic.cpp
   ${_ibgda}/sim_exec.cpp
   ${_ibgda}/ibgda_info.cpp

@@ -6,8 +6,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "kishmem/device/amo_code.h"
-
 namespace kishmem::proxy {
 
 namespace {
@@ -218,24 +216,7 @@ uint32_t Proxy::amo(const Desc& d, uint64_t* old, std::string* why) {
     }
     uint32_t err = check_range(d, width, why);
     if (err != 0) return err;
-    const int pe = static_cast<int>(d.pe);
-    Status s = Status::ok;
-    if (width == 8 && (op == AmoOp::fetch || op == AmoOp::add || op == AmoOp::fetch_add)) {
-        s = heap_->fetch_add(pe, off, op == AmoOp::fetch ? 0 : v, old);
-    } else if (width == 8 && op == AmoOp::cswap) {
-        s = heap_->compare_swap(pe, off, cmp, v, old);
-    } else {
-        const uint64_t word = off & ~uint64_t{7};
-        uint64_t first = 0;
-        s = heap_->fetch_add(pe, word, 0, &first);
-        if (s == Status::ok)
-            *old = device::amo_by_cas(op, width, static_cast<unsigned>(off - word) * 8, first, v, cmp,
-                                      [&](uint64_t expect, uint64_t want) {
-                                          uint64_t seen = expect;
-                                          if (s == Status::ok) s = heap_->compare_swap(pe, word, expect, want, &seen);
-                                          return s == Status::ok ? seen : expect;
-                                      });
-    }
+    const Status s = ibgda::amo_through(*heap_, static_cast<int>(d.pe), off, op, width, v, cmp, old);
     if (s != Status::ok) {
         *why = std::string("the atomic failed: ") + status_name(s);
         return kErrTransfer;
