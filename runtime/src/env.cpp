@@ -43,6 +43,8 @@ const std::vector<Var>& table() {
     Var{name, alias, Type::type##_type_tag, def, cat, doc, type##_type_words},
 #define KISHMEM_ENV_CHOICE(id, name, alias, Enum, choices, def, cat, doc) \
     Var{name, alias, Type::choice, def, cat, doc, words_of(KISHMEM_ENV_STR choices)},
+#define KISHMEM_ENV_FAULT(id, name, alias, Enum, kinds, def, cat, doc) \
+    Var{name, alias, Type::fault, def, cat, doc, words_of(KISHMEM_ENV_STR kinds)},
 #define size_type_tag size
 #define int_type_tag int_
 #define bool_type_tag bool_
@@ -56,6 +58,7 @@ const std::vector<Var>& table() {
 #define string_type_words {}
 #define auto_bool_type_words auto_bool_words()
 #include "env.def"
+#undef KISHMEM_ENV_FAULT
 #undef KISHMEM_ENV_CHOICE
 #undef KISHMEM_ENV
 #undef KISHMEM_ENV_STR
@@ -154,6 +157,34 @@ bool parse_choice(const Var& v, const char* text, int* index) {
     return false;
 }
 
+bool parse_fault(const Var& v, const char* text, Fault<int>* out) {
+    if (!text) return false;
+    Fault<int> f;
+    if (*text) {
+        const char* c1 = std::strchr(text, ':');
+        if (!c1) return false;
+        f.on = parse_choice(v, std::string(text, c1).c_str(), &f.kind);
+        // Decimal digits only (no sign, no base prefix): "put:1:0".
+        auto number = [](const char* p, const char* end, uint64_t limit, uint64_t* n) {
+            if (p == end || end - p > 18) return false;
+            uint64_t x = 0;
+            for (; p != end; ++p) {
+                if (*p < '0' || *p > '9') return false;
+                x = x * 10 + static_cast<uint64_t>(*p - '0');
+            }
+            return x <= limit ? (*n = x, true) : false;
+        };
+        const char* c2 = std::strchr(c1 + 1, ':');
+        const char* end = text + std::strlen(text);
+        uint64_t pe = 0;
+        if (!f.on || !number(c1 + 1, c2 ? c2 : end, ~uint64_t{0}, &f.nth) || f.nth == 0) return false;
+        if (c2 && !number(c2 + 1, end, (1u << 24) - 1, &pe)) return false;
+        f.pe = c2 ? static_cast<int>(pe) : -1;
+    }
+    *out = f;
+    return true;
+}
+
 namespace {
 std::string join(const std::vector<std::string>& words) {
     std::string s;
@@ -172,6 +203,7 @@ std::string expected(const Var& v) {
         case Type::string: return "string";
         case Type::auto_bool: return "one of " + join(v.choices) + " (or 1/0, yes/no, true/false)";
         case Type::choice: return "one of " + join(v.choices);
+        case Type::fault: return "<kind>:<nth>[:<pe>] with kind one of " + join(v.choices) + ", nth >= 1 (or empty)";
     }
     return "?";
 }
@@ -187,6 +219,7 @@ bool check_text(const Var& v, const std::string& text, const char* from, std::st
         AutoBool ab;
         int c;
     } out;
+    Fault<int> fault;
     switch (v.type) {
         case Type::size: ok = parse_size(t, &out.z); break;
         case Type::int_: ok = parse_int(t, &out.i); break;
@@ -195,11 +228,12 @@ bool check_text(const Var& v, const std::string& text, const char* from, std::st
         case Type::string: break;
         case Type::auto_bool: ok = parse_auto_bool(t, &out.ab); break;
         case Type::choice: ok = parse_choice(v, t, &out.c); break;
+        case Type::fault: ok = parse_fault(v, t, &fault); break;
     }
     if (ok) return true;
     // Words from a fixed list: "NAME='text': expected one of a, b, c"; numbers and the like keep
     // the longer form.
-    if (v.type == Type::choice || v.type == Type::auto_bool)
+    if (v.type == Type::choice || v.type == Type::auto_bool || v.type == Type::fault)
         *why = std::string(from) + "='" + text + "': expected " + expected(v);
     else
         *why = "environment variable " + std::string(from) + "='" + text + "' is not a valid " + expected(v);
@@ -225,14 +259,19 @@ const Var& row(const char* name) {
     return *v;
 }
 
-template <class T, class Parse>
-T get(const char* name, Parse parse) {
-    const Var& v = row(name);
+// The text a row's accessor reads, checked: a malformed value is a fatal error naming it.
+std::string checked_text(const Var& v) {
     const char* from = nullptr;
     std::string text = text_of(v, &from);
-    T value{};
     std::string why;
     if (!check_text(v, text, from, &why)) fatal("shmem_init", "%s", why.c_str());
+    return text;
+}
+
+template <class T, class Parse>
+T get(const char* name, Parse parse) {
+    const std::string text = checked_text(row(name));
+    T value{};
     parse(text.c_str(), &value);
     if constexpr (std::is_same_v<T, std::string>) value = text;
     return value;
@@ -240,13 +279,16 @@ T get(const char* name, Parse parse) {
 
 int get_choice(const char* name) {
     const Var& v = row(name);
-    const char* from = nullptr;
-    std::string text = text_of(v, &from);
-    std::string why;
     int index = 0;
-    if (!check_text(v, text, from, &why)) fatal("shmem_init", "%s", why.c_str());
-    parse_choice(v, text.c_str(), &index);
+    parse_choice(v, checked_text(v).c_str(), &index);
     return index;
+}
+
+Fault<int> get_fault(const char* name) {
+    const Var& v = row(name);
+    Fault<int> f;
+    parse_fault(v, checked_text(v).c_str(), &f);
+    return f;
 }
 
 const char* word_of(const char* name, int index) {
@@ -260,6 +302,12 @@ const char* word_of(const char* name, int index) {
 #define KISHMEM_ENV_CHOICE(id, name, alias, Enum, choices, def, cat, doc) \
     Enum id() { return static_cast<Enum>(get_choice(name)); }             \
     const char* word(Enum v) { return word_of(name, static_cast<int>(v)); }
+#define KISHMEM_ENV_FAULT(id, name, alias, Enum, kinds, def, cat, doc)                     \
+    Fault<Enum> id() {                                                                     \
+        const Fault<int> f = get_fault(name);                                              \
+        return Fault<Enum>{f.on, static_cast<Enum>(f.kind), f.nth, f.pe};                  \
+    }                                                                                      \
+    const char* word(Enum v) { return word_of(name, static_cast<int>(v)); }
 #define KISHMEM_ENV_PARSE_size parse_size
 #define KISHMEM_ENV_PARSE_int parse_int
 #define KISHMEM_ENV_PARSE_bool parse_bool
@@ -267,6 +315,7 @@ const char* word_of(const char* name, int index) {
 #define KISHMEM_ENV_PARSE_string parse_string
 #define KISHMEM_ENV_PARSE_auto_bool parse_auto_bool
 #include "env.def"
+#undef KISHMEM_ENV_FAULT
 #undef KISHMEM_ENV_CHOICE
 #undef KISHMEM_ENV
 

@@ -31,7 +31,11 @@ State& state() {
 }
 
 void check_status(Status s, const char* call, int pe) {
-    if (s != Status::ok) fatal(call, "operation on PE %d failed (%s)", pe, status_name(s));
+    if (s == Status::ok) return;
+    char what[256];  // the API routine the program called, when this thread is in one (ApiCall)
+    api_call_text(what, sizeof what, call);
+    if (pe < 0) fatal(what, "completing this PE's operations failed (%s)", status_name(s));
+    fatal(what, "operation on PE %d failed (%s)", pe, status_name(s));
 }
 
 void teams_init();
@@ -253,6 +257,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     if (s.routes.ucx_heap) {
 #if KISHMEM_HAVE_UCX
         if (!s.ucx) open_ucx_registered(static_cast<int>(nchan));  // open_ucx_heap did not apply
+        if (const auto f = env::sim_ucx_fail(); f.here(s.pe)) s.ucx->fail_on_purpose(f);  // tests
 #else
         fatal("shmem_init", "PEs on several hosts (or KISHMEM_REMOTE=ucx) need UCX, and this library was built without it");
 #endif

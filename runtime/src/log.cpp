@@ -30,6 +30,29 @@ const char* status_name(Status s) {
     return "unknown status";
 }
 
+__thread ApiCall kishmem_api_call __attribute__((tls_model("initial-exec"))) = {nullptr, nullptr, 0, 0, -1, ApiArgs::none};
+
+const char* api_call_text(char* out, std::size_t n, const char* fallback) {
+    const ApiCall& c = kishmem_api_call;
+    using ull = unsigned long long;
+    const ull size = c.size, value = c.value;
+    const void* a = c.addr;
+    switch (c.name ? c.args : ApiArgs::none) {
+        case ApiArgs::none: std::snprintf(out, n, "%s", c.name ? c.name : fallback); break;
+        case ApiArgs::dest: std::snprintf(out, n, "%s(dest=%p, %llu bytes, pe=%d)", c.name, a, size, c.pe); break;
+        case ApiArgs::source: std::snprintf(out, n, "%s(source=%p, %llu bytes, pe=%d)", c.name, a, size, c.pe); break;
+        case ApiArgs::amo: {  // the operand as a signed integer of the target's width
+            const long long v = size == 4 ? static_cast<int32_t>(value) : static_cast<long long>(value);
+            std::snprintf(out, n, "%s(dest=%p, %llu bytes, value=%lld, pe=%d)", c.name, a, size, v, c.pe);
+            break;
+        }
+        case ApiArgs::signal:
+            std::snprintf(out, n, "%s(dest=%p, %llu bytes, signal=%llu, pe=%d)", c.name, a, size, value, c.pe);
+            break;
+    }
+    return out;
+}
+
 void log_set_pe(int pe) { g_pe = pe; }
 int log_pe() { return g_pe; }
 void log_set_abort(void (*abort_job)(int, const char*)) { g_abort = abort_job; }

@@ -139,19 +139,19 @@ void put_signal(int chan, void* dst, const void* src, std::size_t bytes, uint64_
 }
 
 void fence(int chan) {
-    for (Transport* t : state().transports) check_status(t->fence(chan), "shmem_fence", state().pe);
+    for (Transport* t : state().transports) check_status(t->fence(chan), "shmem_fence", -1);
 }
 
 void quiet(int chan) {
     check_device("shmem_quiet");
-    for (Transport* t : state().transports) check_status(t->quiet(chan), "shmem_quiet", state().pe);
+    for (Transport* t : state().transports) check_status(t->quiet(chan), "shmem_quiet", -1);
 }
 
 void quiet_all() {
     check_device("shmem_barrier_all");  // barrier_all's first step (and finalize's, after it)
     State& s = state();
     for (Transport* t : s.transports)
-        for (int c = 0, n = std::min(s.nchan, t->channels()); c < n; ++c) check_status(t->quiet(c), "shmem_quiet", s.pe);
+        for (int c = 0, n = std::min(s.nchan, t->channels()); c < n; ++c) check_status(t->quiet(c), "shmem_quiet", -1);
 }
 
 }  // namespace kishmem::rt

@@ -182,7 +182,8 @@ void sync_put(int to, const void* local, const void* src, std::size_t n, const c
 void local_copy(void* dst, const void* src, std::size_t n);
 void local_set(void* dst, int value, std::size_t n);
 
-// Maps a status from a transport to a fatal error naming the call.
+// Maps a status from a transport to a fatal error naming the call: the API routine this thread
+// is in with its arguments (ApiCall), else `call`; `pe` the target (-1: a completion, no one PE).
 void check_status(Status s, const char* call, int pe);
 
 }  // namespace kishmem

@@ -27,6 +27,7 @@ inline T from_bits(uint64_t b) {
 template <class T>
 inline T amo(const char* call, shmem_ctx_t ctx, AmoOp op, const T* target, T value, T cond, int pe) {
     Target t = target_amo(call, ctx, pe, "dest", target, sizeof(T));
+    ApiCallScope scope(call, ApiArgs::amo, target, sizeof(T), pe, bits(value));
     return from_bits<T>(rt::amo(t.chan, op, const_cast<T*>(target), sizeof(T), bits(value), bits(cond), t.pe));
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 
+#include "kishmem/log.h"  // ApiCallScope
 #include "kishmem/runtime.h"
 #include "kishmem/team.h"
 #include "shmem.h"

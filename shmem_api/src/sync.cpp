@@ -124,17 +124,26 @@ using namespace kishmem::api;
 
 extern "C" {
 
-void shmem_fence(void) { rt::fence(chan_of("shmem_fence", SHMEM_CTX_DEFAULT)); }
-void shmem_quiet(void) { rt::quiet(chan_of("shmem_quiet", SHMEM_CTX_DEFAULT)); }
+// A transport's failure at completion names the routine (ApiCallScope).
+void shmem_fence(void) {
+    ApiCallScope scope("shmem_fence", ApiArgs::none);
+    rt::fence(chan_of("shmem_fence", SHMEM_CTX_DEFAULT));
+}
+void shmem_quiet(void) {
+    ApiCallScope scope("shmem_quiet", ApiArgs::none);
+    rt::quiet(chan_of("shmem_quiet", SHMEM_CTX_DEFAULT));
+}
 K_ALIAS(void, fence, void)
 K_ALIAS(void, quiet, void)
 // On SHMEM_CTX_INVALID the memory-ordering routines have nothing to order or complete: no-ops.
 void shmem_ctx_fence(shmem_ctx_t ctx) {
     if (ctx == SHMEM_CTX_INVALID) return check_init("shmem_ctx_fence");
+    ApiCallScope scope("shmem_ctx_fence", ApiArgs::none);
     rt::fence(chan_of("shmem_ctx_fence", ctx));
 }
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
     if (ctx == SHMEM_CTX_INVALID) return check_init("shmem_ctx_quiet");
+    ApiCallScope scope("shmem_ctx_quiet", ApiArgs::none);
     rt::quiet(chan_of("shmem_ctx_quiet", ctx));
 }
 K_ALIAS(void, ctx_fence, shmem_ctx_t ctx)

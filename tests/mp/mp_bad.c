@@ -36,6 +36,15 @@ int main(int argc, char **argv) {
         shmem_long_atomic_add((long *)((char *)sym + 4), 1, npes - 1);
     if (!strcmp(what, "hang") && me == 0) /* a flag nobody sets: the hang bound ends the job */
         shmem_long_wait_until(sym, SHMEM_CMP_EQ, 7);
+    long *words = shmem_calloc(32, sizeof(long));
+    if (!strcmp(what, "ucx_fail") && me == 0) { /* KISHMEM_SIM_UCX_FAIL picks which step fails */
+        char data[64] = {0};
+        printf("PE 0: put to %p, then atomic on %p, both to PE %d\n", (void *)words, (void *)(words + 16), npes - 1);
+        fflush(stdout);
+        shmem_putmem_nbi(words, data, sizeof data, npes - 1);
+        shmem_quiet();
+        (void)shmem_long_atomic_fetch_add(words + 16, 5, npes - 1);
+    }
     if (!strcmp(what, "cmp")) shmem_long_wait_until(sym, 99, 0);
     if (!strcmp(what, "free")) shmem_free(&local);
     shmem_barrier_all();

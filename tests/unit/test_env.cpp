@@ -104,6 +104,37 @@ TEST(Env, ParseChoice) {
     EXPECT_FALSE(parse_choice(remote, nullptr, &i));
 }
 
+// Fault rows (KISHMEM_ENV_FAULT): "<kind>:<nth>[:<pe>]", kind one of the row's words.
+TEST(Env, ParseFault) {
+    const Var& ucx = *find("KISHMEM_SIM_UCX_FAIL");
+    EXPECT_EQ(ucx.type, Type::fault);
+    EXPECT_EQ(ucx.choices, (std::vector<std::string>{"put", "get", "atomic", "flush"}));
+    Fault<int> f;
+    EXPECT_TRUE(parse_fault(ucx, "atomic:3", &f));
+    EXPECT_TRUE(f.on);
+    EXPECT_EQ(f.kind, 2);
+    EXPECT_EQ(f.nth, 3u);
+    EXPECT_EQ(f.pe, -1);
+    EXPECT_TRUE(f.here(0) && f.here(5));
+    EXPECT_TRUE(parse_fault(ucx, "flush:12:1", &f));
+    EXPECT_EQ(f.kind, 3);
+    EXPECT_EQ(f.nth, 12u);
+    EXPECT_EQ(f.pe, 1);
+    EXPECT_TRUE(f.here(1) && !f.here(0));
+    EXPECT_TRUE(parse_fault(ucx, "", &f));
+    EXPECT_FALSE(f.on || f.here(0));
+    f.nth = 99;
+    for (const char* bad : {"put", "put:", "put:0", "put:-1", "put:+1", "put:0x2", "puts:1", "put:1:", "put:1:x",
+                            "put:1:16777216", ":1", "put:1:2:3", "put:99999999999999999999"}) {
+        EXPECT_FALSE(parse_fault(ucx, bad, &f)) << bad;
+        EXPECT_EQ(f.nth, 99u) << "output written on failure for " << bad;
+    }
+    std::string why;
+    EXPECT_FALSE(check_text(ucx, "put:0", "KISHMEM_SIM_UCX_FAIL", &why));
+    EXPECT_EQ(why, "KISHMEM_SIM_UCX_FAIL='put:0': expected <kind>:<nth>[:<pe>] with kind one of put, get, atomic, "
+                   "flush, nth >= 1 (or empty)");
+}
+
 TEST(Env, ParseAutoBool) {
     AutoBool a = AutoBool::off;
     EXPECT_TRUE(parse_auto_bool("auto", &a));

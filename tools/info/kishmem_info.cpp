@@ -30,6 +30,11 @@ static std::string type_name(const kishmem::env::Var& v) {
             for (const std::string& w : v.choices) s += (s.empty() ? "" : "|") + w;
             return v.type == Type::auto_bool ? s + " or a boolean" : s;
         }
+        case Type::fault: {
+            std::string s;
+            for (const std::string& w : v.choices) s += (s.empty() ? "" : "|") + w;
+            return "(" + s + "):nth[:pe]";
+        }
     }
     return "?";
 }

@@ -7,17 +7,32 @@
 
 namespace kishmem::env {
 
-enum class Type { size, int_, bool_, seconds, string, auto_bool, choice };
+enum class Type { size, int_, bool_, seconds, string, auto_bool, choice, fault };
 
 // auto_bool rows: "auto" or a boolean (UCX's on/off/auto).
 enum class AutoBool : uint8_t { auto_, on, off };
 
-// The enum of each choice row (env.def): its enumerators are the row's choices, in order.
+// A fault row's value (tests of the error paths): "<kind>:<nth>[:<pe>]" makes the nth
+// operation of that kind fail on purpose (nth from 1), on PE pe only when given; "" is none.
+template <class Kind>
+struct Fault {
+    bool on = false;
+    Kind kind{};
+    uint64_t nth = 0;
+    int pe = -1;  // -1: every PE
+    // Whether this PE is the one to fail.
+    bool here(int my_pe) const { return on && (pe < 0 || pe == my_pe); }
+};
+
+// The enum of each choice and fault row (env.def): its enumerators are the row's words, in order.
 #define KISHMEM_ENV_UNPAREN(...) __VA_ARGS__
 #define KISHMEM_ENV(id, name, alias, type, def, cat, doc)
 #define KISHMEM_ENV_CHOICE(id, name, alias, Enum, choices, def, cat, doc) \
     enum class Enum : uint8_t { KISHMEM_ENV_UNPAREN choices };
+#define KISHMEM_ENV_FAULT(id, name, alias, Enum, kinds, def, cat, doc) \
+    enum class Enum : uint8_t { KISHMEM_ENV_UNPAREN kinds };
 #include "../../src/env.def"
+#undef KISHMEM_ENV_FAULT
 #undef KISHMEM_ENV_CHOICE
 #undef KISHMEM_ENV
 #undef KISHMEM_ENV_UNPAREN
@@ -29,7 +44,7 @@ struct Var {
     const char* default_text;
     const char* category;
     const char* doc;
-    std::vector<std::string> choices;  // choice and auto_bool rows: the words allowed, in order
+    std::vector<std::string> choices;  // choice and auto_bool rows: the words allowed, in order; fault rows: the kinds
 };
 
 // Every row of the table, in table order.
@@ -48,6 +63,8 @@ bool parse_seconds(const char* text, double* out);
 bool parse_auto_bool(const char* text, AutoBool* out);
 // A choice row's word (case-insensitive) as its index in v.choices.
 bool parse_choice(const Var& v, const char* text, int* index);
+// A fault row's "<kind>:<nth>[:<pe>]" (kind one of v.choices, nth >= 1); "" is none (on false).
+bool parse_fault(const Var& v, const char* text, Fault<int>* out);
 
 // What a row accepts, for messages: "one of auto, ucx, ibgda, proxy", "size (a number ...)".
 std::string expected(const Var& v);
@@ -71,7 +88,11 @@ bool check_all(std::string* why);
 #define KISHMEM_ENV_CHOICE(id, name, alias, Enum, choices, def, cat, doc) \
     Enum id();                                                            \
     const char* word(Enum v);
+#define KISHMEM_ENV_FAULT(id, name, alias, Enum, kinds, def, cat, doc) \
+    Fault<Enum> id();                                                  \
+    const char* word(Enum v);
 #include "../../src/env.def"
+#undef KISHMEM_ENV_FAULT
 #undef KISHMEM_ENV_CHOICE
 #undef KISHMEM_ENV
 const char* word(AutoBool v);

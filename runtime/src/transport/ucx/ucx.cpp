@@ -1,9 +1,15 @@
 #include "ucx.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 namespace kishmem {
+
+namespace {
+// What an operation failed on purpose returns in place of UCX's request (KISHMEM_SIM_UCX_FAIL).
+const ucs_status_ptr_t kFailed = UCS_STATUS_PTR(UCS_ERR_ENDPOINT_TIMEOUT);
+}  // namespace
 
 UcxTransport::~UcxTransport() { close(); }
 
@@ -114,12 +120,30 @@ Status UcxTransport::connect(const std::vector<Blob>& blobs, const std::vector<b
     return Status::ok;
 }
 
-Status UcxTransport::wait(ucs_status_ptr_t req, const char* what, int pe) {
+// Says that an operation failed, in the words of the routine the program called (ApiCall):
+// "shmem_long_atomic_fetch_add(dest=0x.., 8 bytes, value=5, pe=1): UCX atomic to PE 1 failed".
+Status UcxTransport::failed(const char* what, int pe, ucs_status_t st, bool on_purpose) const {
+    char call[256], whom[32] = "";
+    if (pe >= 0) std::snprintf(whom, sizeof whom, " to PE %d", pe);
+    api_call_text(call, sizeof call, what);
+    if (on_purpose)
+        warn(call, "UCX %s%s failed: %s (failed on purpose: KISHMEM_SIM_UCX_FAIL=%s:%llu)", what, whom,
+             ucs_status_string(st), env::word(fault_.kind), static_cast<unsigned long long>(fault_.nth));
+    else
+        warn(call, "UCX %s%s failed: %s", what, whom, ucs_status_string(st));
+    return Status::transport_error;
+}
+
+// KISHMEM_SIM_UCX_FAIL: whether this operation of `kind` is the one to fail (counting those of
+// the program's routines only: the runtime's own barriers do not move the count).
+bool UcxTransport::due(env::UcxFail kind) {
+    return __builtin_expect(fault_.on, 0) && fault_.kind == kind && kishmem_api_call.name &&
+           fault_seen_.fetch_add(1, std::memory_order_relaxed) + 1 == fault_.nth;
+}
+
+Status UcxTransport::wait(ucs_status_ptr_t req, const char* what, int pe, bool on_purpose) {
     if (req == nullptr) return Status::ok;
-    if (UCS_PTR_IS_ERR(req)) {
-        warn(what, "UCX operation to PE %d failed: %s", pe, ucs_status_string(UCS_PTR_STATUS(req)));
-        return Status::transport_error;
-    }
+    if (UCS_PTR_IS_ERR(req)) return failed(what, pe, UCS_PTR_STATUS(req), on_purpose);
     ucs_status_t st;
     // Every worker progresses: over tcp a peer blocked on another channel needs this PE to serve it.
     if ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
@@ -128,20 +152,13 @@ Status UcxTransport::wait(ucs_status_ptr_t req, const char* what, int pe) {
         while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) w.spin();
     }
     ucp_request_free(req);
-    if (st != UCS_OK) {
-        warn(what, "UCX operation to PE %d failed: %s", pe, ucs_status_string(st));
-        return Status::transport_error;
-    }
-    return Status::ok;
+    return st == UCS_OK ? Status::ok : failed(what, pe, st, false);
 }
 
 // Releases a request we do not wait for; its completion is observed by flush (quiet).
-static Status detach(ucs_status_ptr_t req, const char* what, int pe) {
+Status UcxTransport::detach(ucs_status_ptr_t req, const char* what, int pe, bool on_purpose) {
     if (req == nullptr) return Status::ok;
-    if (UCS_PTR_IS_ERR(req)) {
-        warn(what, "UCX operation to PE %d failed: %s", pe, ucs_status_string(UCS_PTR_STATUS(req)));
-        return Status::transport_error;
-    }
+    if (UCS_PTR_IS_ERR(req)) return failed(what, pe, UCS_PTR_STATUS(req), on_purpose);
     ucp_request_free(req);
     return Status::ok;
 }
@@ -151,9 +168,10 @@ Status UcxTransport::put(int chan, int pe, std::size_t off, const void* src, std
     prm.op_attr_mask = 0;
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
-    ucs_status_ptr_t req = ucp_put_nbx(p.ep, src, n, p.base + off, p.rkey, &prm);
+    const bool fail = due(env::UcxFail::put);
+    ucs_status_ptr_t req = fail ? kFailed : ucp_put_nbx(p.ep, src, n, p.base + off, p.rkey, &prm);
     c.count();
-    return nbi ? detach(req, "put", pe) : wait(req, "put", pe);
+    return nbi ? detach(req, "put", pe, fail) : wait(req, "put", pe, fail);
 }
 
 Status UcxTransport::get(int chan, int pe, std::size_t off, void* dst, std::size_t n, bool nbi) {
@@ -161,9 +179,10 @@ Status UcxTransport::get(int chan, int pe, std::size_t off, void* dst, std::size
     prm.op_attr_mask = 0;
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
-    ucs_status_ptr_t req = ucp_get_nbx(p.ep, dst, n, p.base + off, p.rkey, &prm);
+    const bool fail = due(env::UcxFail::get);
+    ucs_status_ptr_t req = fail ? kFailed : ucp_get_nbx(p.ep, dst, n, p.base + off, p.rkey, &prm);
     c.count();
-    return nbi ? detach(req, "get", pe) : wait(req, "get", pe);
+    return nbi ? detach(req, "get", pe, fail) : wait(req, "get", pe, fail);
 }
 
 Status UcxTransport::ucx_amo(Channel& c, int pe, std::size_t off, ucp_atomic_op_t uop, unsigned width, uint64_t value,
@@ -180,9 +199,10 @@ Status UcxTransport::ucx_amo(Channel& c, int pe, std::size_t off, ucp_atomic_op_
         prm.reply_buffer = &result;
     }
     Peer& p = c.peers[pe];
-    ucs_status_ptr_t req = ucp_atomic_op_nbx(p.ep, uop, &value, 1, p.base + off, p.rkey, &prm);
+    const bool fail = due(env::UcxFail::atomic);
+    ucs_status_ptr_t req = fail ? kFailed : ucp_atomic_op_nbx(p.ep, uop, &value, 1, p.base + off, p.rkey, &prm);
     c.count();
-    Status s = fetch ? wait(req, "atomic", pe) : detach(req, "atomic", pe);
+    Status s = fetch ? wait(req, "atomic", pe, fail) : detach(req, "atomic", pe, fail);
     if (fetched) *fetched = width == 4 ? (result & 0xffffffffu) : result;
     return s;
 }
@@ -242,7 +262,8 @@ Status UcxTransport::quiet(int chan) {
     if (c.flushed.load(std::memory_order_acquire) >= target) return Status::ok;
     // The flush is requested after `target` operations were handed to UCX: it covers them all,
     // whichever thread issued them, and so may publish `target` when it completes.
-    Status s = wait(ucp_worker_flush_nbx(c.worker, &prm), "quiet", -1);
+    const bool fail = due(env::UcxFail::flush);
+    Status s = wait(fail ? kFailed : ucp_worker_flush_nbx(c.worker, &prm), "flush", -1, fail);
     if (s != Status::ok) return s;
     uint64_t seen = c.flushed.load(std::memory_order_relaxed);
     while (seen < target && !c.flushed.compare_exchange_weak(seen, target, std::memory_order_release,

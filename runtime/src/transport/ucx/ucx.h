@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../transport.h"
+#include "kishmem/env.h"
 
 namespace kishmem {
 
@@ -24,6 +25,10 @@ public:
     char* peer_ptr(int pe) const;
     // Creates endpoints and unpacks rkeys for every pe with want[pe] (never this PE).
     Status connect(const std::vector<Blob>& blobs, const std::vector<bool>& want);
+    // For tests of the error paths (KISHMEM_SIM_UCX_FAIL): the nth operation of f.kind this
+    // transport hands to UCX (over every channel and thread; puts, gets, atomics, flushes)
+    // fails as if UCX had failed it, without reaching UCX.
+    void fail_on_purpose(const env::Fault<env::UcxFail>& f) { fault_ = f; }
 
     const char* name() const override { return "ucx"; }
     unsigned caps() const override { return cap_needs_progress; }
@@ -61,7 +66,12 @@ private:
         void count() { issued.fetch_add(1, std::memory_order_release); }
         bool idle() const { return flushed.load(std::memory_order_acquire) >= issued.load(std::memory_order_acquire); }
     };
-    Status wait(ucs_status_ptr_t req, const char* what, int pe);
+    // Waits for / releases a request; a failure is said once (failed) in the words of the API
+    // routine this thread is in.
+    Status wait(ucs_status_ptr_t req, const char* what, int pe, bool on_purpose = false);
+    Status detach(ucs_status_ptr_t req, const char* what, int pe, bool on_purpose);
+    Status failed(const char* what, int pe, ucs_status_t st, bool on_purpose) const;
+    bool due(env::UcxFail kind);
     // One UCX atomic (AmoOp `op` mapped to UCX's); `fetched` receives the old value when asked.
     Status ucx_amo(Channel& c, int pe, std::size_t off, ucp_atomic_op_t uop, unsigned width, uint64_t value,
                    uint64_t swap, bool fetch, uint64_t* fetched);
@@ -74,6 +84,8 @@ private:
     // up combined with its own old value): those become compare-and-swap loops.
     bool cas_bitwise_ = false;
     std::vector<Channel> chan_;
+    env::Fault<env::UcxFail> fault_;
+    std::atomic<uint64_t> fault_seen_{0};  // operations of fault_.kind so far
 };
 
 }  // namespace kishmem
