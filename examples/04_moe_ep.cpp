@@ -4,7 +4,7 @@
 // PEs, a stand-in expert scales each row, combine brings the rows back and sums them weighted.
 // Every received row and every output value is checked against a CPU computation, then both
 // phases are timed and printed in the layout of DeepEP's low-latency table, beside the ideal
-// time for the link (tools/plan/plan_model.h).
+// time for the link (kishmem/ep/plan.h, the model kishmem-plan prints).
 //
 // With a GPU (heap in GPU memory) the calls are kernels; without one (or with --cpu) the same
 // API runs on the CPU over a host heap.
@@ -25,7 +25,7 @@
 
 #include "kishmem/ep/ep.h"
 #include "kishmem/ep/numerics.h"
-#include "plan_model.h"
+#include "kishmem/ep/plan.h"
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>

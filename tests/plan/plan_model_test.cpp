@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "deepep_table.h"
-#include "plan_model.h"
+#include "kishmem/ep/plan.h"
 
 namespace {
 

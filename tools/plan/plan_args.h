@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "plan_model.h"
+#include "kishmem/ep/plan.h"
 
 namespace kishmem::plan {
 

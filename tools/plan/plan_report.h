@@ -2,7 +2,7 @@
 #pragma once
 #include <cstdio>
 
-#include "plan_model.h"
+#include "kishmem/ep/plan.h"
 
 namespace kishmem::plan {
 

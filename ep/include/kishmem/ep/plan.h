@@ -1,9 +1,12 @@
 // kishmem::plan: the seed's model of expert-parallel (MoE) all-to-all during decode, as plain
-// inline functions (standard library only). kishmem-plan prints it; an example can include this
-// header to print the ideal time of a transfer on a given link next to the time it measured.
+// inline functions (standard library only; installed with kishmem::ep). kishmem-plan prints
+// it; a program can include this header to print the ideal time of a transfer on a given link
+// next to the time it measured (examples/04_moe_ep does).
 //
 // Units are in the names: _s seconds, _GBps 1e9 bytes per second, _bytes bytes.
-// Seed: ../../../shared/seed/kernel-initiated-rdma.md (its figures are checked in tests/plan).
+// Seed: the design note "kernel-initiated RDMA" the project started from (kept outside this
+// repository); tools/plan/README.md gives each formula with the figure it reproduces, and
+// tests/plan checks every figure.
 #pragma once
 
 namespace kishmem::plan {
