@@ -9,7 +9,10 @@
 //      every (expert, row) it goes to; quiet; set disp_flag[me] = r on every PE.
 //   receive: wait for disp_flag[p] >= r from every p; count[e] = counter[parity][e], reset to 0.
 // Combine, round r: put each received row's expert output to its sender's comb_recv[t][k];
-//   quiet; comb_flag[me] = r on every PE. receive: wait for every comb_flag; weighted sums.
+//   quiet; comb_flag[me] = r on every PE (a bad call sends only comb_flag[me] = r | kBadInputBit).
+//   receive: wait for every comb_flag; weighted sums.
+// A receive that finds the bad-input bit in any flag reports the first such sender and writes
+// no output.
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -20,11 +23,23 @@
 namespace kishmem::ep {
 namespace {
 
-void set_flags(const Layout& l, const View& v, const int* pe_of, uint64_t value) {
-    uint64_t* flag = v.disp_flag(l) + l.me;
+// flags[me] = value on every PE, after everything this PE sent before.
+void set_flags(const Layout& l, const View& v, uint64_t* flags, uint64_t value) {
+    uint64_t* flag = flags + l.me;
     shmem_quiet();
-    for (int r = 0; r < l.npes; ++r) shmem_uint64_atomic_set(flag, value, pe_of[r]);
+    for (int r = 0; r < l.npes; ++r) shmem_uint64_atomic_set(flag, value, v.pe_of(l)[r]);
     shmem_quiet();
+}
+
+// Waits until every sender's flag reaches round; the world PE of the first whose flag carries
+// the bad-input bit, or -1.
+int wait_flags(const Layout& l, const View& v, uint64_t* flags, uint64_t round) {
+    int bad_from = -1;
+    for (int r = 0; r < l.npes; ++r) {
+        shmem_uint64_wait_until(flags + r, SHMEM_CMP_GE, round);
+        if (bad_from < 0 && (shmem_uint64_atomic_fetch(flags + r, shmem_my_pe()) & kBadInputBit)) bad_from = v.pe_of(l)[r];
+    }
+    return bad_from;
 }
 
 template <class Idx>
@@ -34,7 +49,7 @@ int send(Buffer& b, const Layout& l, const View& v, const uint16_t* x, const Idx
     const uint64_t round = v.local(l)->round + 1;
     const long bad = poison ? -1 : first_bad_entry(idx, T, l.K, l.E);
     if (poison || bad >= 0) {
-        set_flags(l, v, pe_of, round | kBadInputBit);
+        set_flags(l, v, v.disp_flag(l), round | kBadInputBit);
         if (bad >= 0) {
             ErrorRecord e{};
             e.token = static_cast<int>(bad / l.K);
@@ -76,7 +91,7 @@ int send(Buffer& b, const Layout& l, const View& v, const uint16_t* x, const Idx
             sent[j] = 1;
         }
     }
-    set_flags(l, v, pe_of, round);
+    set_flags(l, v, v.disp_flag(l), round);
     (void)b;
     return kOk;
 }
@@ -97,39 +112,34 @@ int HostPath::dispatch_send(Buffer& b, const uint16_t* x, const void* idx, bool 
     return rc;
 }
 
+int HostPath::report_peer(Buffer& b, int code, int from_pe, uint64_t round) {
+    ErrorRecord e{};
+    e.code = code;
+    e.from_pe = from_pe;
+    e.value = static_cast<long long>(round);
+    b.last_error_ = describe(e, b.layout_);
+    std::fprintf(stderr, "kishmem: %s\n", b.last_error_.c_str());
+    std::fflush(stderr);
+    return kPeerError;
+}
+
 int HostPath::dispatch_recv(Buffer& b) {
     const Layout& l = b.layout_;
     const View v{b.base_};
     const uint64_t round = v.local(l)->round + 1;
     const int parity = static_cast<int>(round & 1);
-    const int me = shmem_my_pe();
-    int bad_from = -1;
-    for (int r = 0; r < l.npes; ++r) {
-        uint64_t* f = v.disp_flag(l) + r;
-        shmem_uint64_wait_until(f, SHMEM_CMP_GE, round);
-        if (shmem_uint64_atomic_fetch(f, me) & kBadInputBit) bad_from = bad_from < 0 ? v.pe_of(l)[r] : bad_from;
-    }
+    const int bad_from = wait_flags(l, v, v.disp_flag(l), round);
     for (int le = 0; le < l.L; ++le)
-        v.recv_count(l)[le] = shmem_int_atomic_swap(v.counter(l) + parity * l.L + le, 0, me);
+        v.recv_count(l)[le] = shmem_int_atomic_swap(v.counter(l) + parity * l.L + le, 0, shmem_my_pe());
     v.local(l)->round = round;
-    if (bad_from >= 0) {
-        for (int le = 0; le < l.L; ++le) v.recv_count(l)[le] = 0;
-        ErrorRecord e{};
-        e.code = kErrPeerBad;
-        e.from_pe = bad_from;
-        e.value = static_cast<long long>(round);
-        b.last_error_ = describe(e, l);
-        std::fprintf(stderr, "kishmem: %s\n", b.last_error_.c_str());
-        std::fflush(stderr);
-        return kPeerError;
-    }
-    return kOk;
+    if (bad_from < 0) return kOk;
+    for (int le = 0; le < l.L; ++le) v.recv_count(l)[le] = 0;
+    return report_peer(b, kErrPeerBad, bad_from, round);
 }
 
 int HostPath::combine_send(Buffer& b, const uint16_t* eo) {
     const Layout& l = b.layout_;
     const View v{b.base_};
-    const uint64_t round = v.local(l)->round;
     const int* pe_of = v.pe_of(l);
     const size_t row = static_cast<size_t>(l.H) * 2;
     for (int le = 0; le < l.L; ++le)
@@ -139,10 +149,13 @@ int HostPath::combine_send(Buffer& b, const uint16_t* eo) {
             shmem_putmem_nbi(v.comb_recv(l) + (static_cast<size_t>(s.token) * l.K + s.k) * l.H,
                              reinterpret_cast<const char*>(eo) + slot * row, row, pe_of[s.pe]);
         }
-    shmem_quiet();
-    uint64_t* flag = v.comb_flag(l) + l.me;
-    for (int r = 0; r < l.npes; ++r) shmem_uint64_atomic_set(flag, round, pe_of[r]);
-    shmem_quiet();
+    set_flags(l, v, v.comb_flag(l), v.local(l)->round);
+    return kOk;
+}
+
+int HostPath::combine_bad_input(Buffer& b) {
+    const View v{b.base_};
+    set_flags(b.layout_, v, v.comb_flag(b.layout_), v.local(b.layout_)->round | kBadInputBit);
     return kOk;
 }
 
@@ -150,7 +163,8 @@ int HostPath::combine_recv(Buffer& b, const float* w, uint16_t* out, int T) {
     const Layout& l = b.layout_;
     const View v{b.base_};
     const uint64_t round = v.local(l)->round;
-    for (int r = 0; r < l.npes; ++r) shmem_uint64_wait_until(v.comb_flag(l) + r, SHMEM_CMP_GE, round);
+    const int bad_from = wait_flags(l, v, v.comb_flag(l), round);
+    if (bad_from >= 0) return report_peer(b, kErrPeerBadCombine, bad_from, round);
     const uint8_t* sent = v.sent(l);
     const uint16_t* in = v.comb_recv(l);
     std::vector<float> acc(l.H);

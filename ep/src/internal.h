@@ -16,7 +16,17 @@ struct ErrorRecord {
     int from_pe;   // kPeerBad: the team rank that reported bad input
     long long value;
 };
-enum ErrorCode : int { kErrNone = 0, kErrIndex = 1, kErrDuplicate = 2, kErrPeerBad = 3 };
+// kErrPeerBad / kErrPeerBadCombine: a dispatch / combine flag from PE from_pe carried
+// kBadInputBit (value: this PE's round).
+enum ErrorCode : int { kErrNone = 0, kErrIndex = 1, kErrDuplicate = 2, kErrPeerBad = 3, kErrPeerBadCombine = 4 };
+
+// How one PE's part of Buffer::create's second step ended (every PE publishes it).
+enum PartFailure : int { kPartOk = 0, kPartNoBlock = 1, kPartGpuStart = 2 };
+namespace testing {
+// Tests only: this PE's part of the next Buffer::create ends with `code` (a PartFailure), as if
+// its block or its GPU form could not be had.
+void fail_next_create(int code);
+}  // namespace testing
 
 // Shared by both forms: the first bad entry of topk_idx (row-major), or -1. Bad: < -1, >= E,
 // or the same expert twice in one row. A row's duplicate is reported at its second entry.
@@ -37,6 +47,8 @@ struct HostPath {
     static int dispatch_recv(Buffer& b);
     static int combine_send(Buffer& b, const uint16_t* expert_out);
     static int combine_recv(Buffer& b, const float* weights, uint16_t* out, int T);
+    static int combine_bad_input(Buffer& b);  // comb_flag[me] = round | kBadInputBit on every PE
+    static int report_peer(Buffer& b, int code, int from_pe, uint64_t round);  // kPeerError, after the message
 };
 
 struct GpuPath {
@@ -50,6 +62,8 @@ struct GpuPath {
     static int dispatch_recv(Buffer& b, cudaStream_t s);
     static int combine_send(Buffer& b, cudaStream_t s, const void* expert_out);
     static int combine_recv(Buffer& b, cudaStream_t s, const float* weights, void* out, int T);
+    // comb_flag[me] = round | kBadInputBit on every PE, stream-ordered (gpu_refuse.cu)
+    static int combine_bad_input(Buffer& b, cudaStream_t s);
     static int check(Buffer& b, cudaStream_t s);  // synchronizes; reports the error record
     static void copy_to_device(void* dst, const void* src, size_t n);
     static void zero_device(void* dst, size_t n);

@@ -1,15 +1,39 @@
 // kishmem::ep bad input: ep_bad MODE. The last PE (or every PE) passes the bad value; the call
-// must fail with a message naming the call, the PE and the value, and every PE exits with 1.
-// Modes: index_high index_low duplicate too_many null_handle hidden_mismatch experts_mismatch
-// heap_small.
+// must fail with a message naming the call, the PE and the value, the other PEs must end the
+// same call with their own message naming the last PE, and every PE exits with 1.
+// Modes, dispatch: index_high index_low duplicate too_many null_handle; combine (the other PEs'
+// receive waits for the last PE's combine): combine_null_out combine_bad_handle
+// combine_hook_first (the hook called instead of combine) combine_hook_null_weights (every PE
+// uses send_only and the hook); creation: hidden_mismatch experts_mismatch heap_small
+// config_invalid_one team_invalid_one part_no_block part_gpu_start (the last PE's part of the
+// setup fails after the configurations agreed).
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "kishmem/ep/ep.h"
+#include "../../ep/src/internal.h"  // testing::fail_next_create
 
 using namespace kishmem::ep;
+
+namespace {
+
+// The combine step of a round whose dispatch worked; the last PE makes the bad call of `mode`.
+int combine(Buffer& b, const std::string& mode, bool last, const Received& rv, Handle* h, int T) {
+    const int H = b.config().hidden, K = b.config().topk;
+    std::vector<uint16_t> eo(static_cast<size_t>(rv.local_experts) * rv.max_recv * H), out(static_cast<size_t>(T) * H);
+    std::vector<float> w(static_cast<size_t>(T) * K, 0.5f);
+    Handle fresh;
+    if (last && mode == "combine_hook_first") return b.combine_recv(nullptr, h);
+    const bool hook = mode == "combine_hook_null_weights";
+    const float* wp = last && hook ? nullptr : w.data();
+    void* op = last && mode == "combine_null_out" ? nullptr : out.data();
+    int rc = b.combine(nullptr, eo.data(), wp, op, last && mode == "combine_bad_handle" ? &fresh : h, hook);
+    if (rc == kOk && hook) rc = b.combine_recv(nullptr, h);
+    return rc;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
@@ -22,9 +46,12 @@ int main(int argc, char** argv) {
     c.num_experts = 4 * npes;
     if (mode == "hidden_mismatch" && me == last) c.hidden = 512;
     if (mode == "experts_mismatch" && me == last) c.num_experts = 8 * npes;
+    if (mode == "config_invalid_one" && me == last) c.topk = 0;
     if (mode == "heap_small") c.max_tokens_per_pe = 1 << 16, c.hidden = 8192;
+    if (mode == "part_no_block" && me == last) testing::fail_next_create(kPartNoBlock);
+    if (mode == "part_gpu_start" && me == last) testing::fail_next_create(kPartGpuStart);
     std::string err;
-    auto b = Buffer::create(SHMEM_TEAM_WORLD, c, &err);
+    auto b = Buffer::create(mode == "team_invalid_one" && me == last ? SHMEM_TEAM_INVALID : SHMEM_TEAM_WORLD, c, &err);
     int rc = b ? kOk : kBadConfig;
     if (b) {
         const int T = mode == "too_many" && me == last ? 17 : 16;
@@ -40,11 +67,7 @@ int main(int argc, char** argv) {
         Received rv;
         Handle h;
         rc = b->dispatch(nullptr, x.data(), idx.data(), T, &rv, mode == "null_handle" && me == last ? nullptr : &h);
-        if (rc == kOk) {
-            std::vector<uint16_t> eo(static_cast<size_t>(rv.local_experts) * rv.max_recv * c.hidden), out(16 * c.hidden);
-            std::vector<float> w(16 * c.topk, 0.5f);
-            rc = b->combine(nullptr, eo.data(), w.data(), out.data(), &h);
-        }
+        if (rc == kOk) rc = combine(*b, mode, me == last, rv, &h, T);
         err = b->last_error();
     }
     std::printf("PE %d: ep_bad %s: status %d\n", me, mode.c_str(), rc);

@@ -1,8 +1,8 @@
 // kishmem::ep, GPU form (buffer on the GPU heap): the rounds of ep_cpu (FP8 and bf16, int32 and
 // int64, with and without the hooks) with device inputs, checked by the same host computation;
 // then dispatch + experts + combine captured into a CUDA graph and replayed 3 times (each replay
-// checked); then a bad top-k index, reported by check() on the PE that passed it and as a peer
-// error on the others.
+// checked); then a bad top-k index and a bad combine, each reported on the PE that passed it and
+// as a peer error on the others.
 #include <cuda_runtime.h>
 
 #include "../gpu/gpu_check.h"  // CK, GPU_TEST_INIT
@@ -111,6 +111,53 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
     return bad;
 }
 
+// Bad input on the last PE, nothing sent: a top-k index out of range (combine == false), or, after
+// a good dispatch, a combine whose out is host memory (combine == true; the peers' receive
+// kernel must find the bad-input bit in the last PE's comb_flag). The last PE's call (or
+// check()) names the call, the PE and the value; every other PE's check() names the last PE.
+int bad_input(cudaStream_t st, bool combine) {
+    const int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
+    Config c;
+    c.max_tokens_per_pe = 8;
+    c.hidden = 256;
+    c.topk = 2;
+    c.num_experts = 2 * npes;
+    auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
+    if (!b) return 1;
+    std::vector<int32_t> idx(16);
+    for (int i = 0; i < 16; ++i) idx[i] = i % 2 ? 0 : 1;
+    if (me == last && !combine) idx[2 * 2 + 1] = c.num_experts;
+    void *x, *ip, *eo, *w, *out;
+    std::vector<uint16_t> host_out(8 * 256);
+    CK(cudaMalloc(&x, 8 * 256 * 2));
+    CK(cudaMemset(x, 0, 8 * 256 * 2));
+    CK(cudaMalloc(&ip, 16 * 4));
+    CK(cudaMemcpy(ip, idx.data(), 64, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&eo, static_cast<size_t>(b->layout().L) * b->layout().R * 256 * 2));
+    CK(cudaMalloc(&w, 16 * 4));
+    CK(cudaMemset(w, 0, 16 * 4));
+    CK(cudaMalloc(&out, 8 * 256 * 2));
+    Received rv;
+    Handle h;
+    int rc = b->dispatch(st, x, static_cast<const int32_t*>(ip), 8, &rv, &h);
+    if (!combine) rc = b->check(st);
+    else if (rc == kOk) rc = b->combine(st, eo, static_cast<const float*>(w), me == last ? host_out.data() : out, &h);
+    if (combine && me != last && rc == kOk) rc = b->check(st);
+    char want[160];
+    if (me != last) std::snprintf(want, sizeof want, "kishmem::ep::%s: PE %d: PE %d reported bad input", combine ? "combine_recv" : "dispatch_recv", me, last);
+    else if (combine) std::snprintf(want, sizeof want, "kishmem::ep::combine: PE %d: out = %p is not GPU memory", me, static_cast<void*>(host_out.data()));
+    else std::snprintf(want, sizeof want, "kishmem::ep::dispatch: PE %d: topk_idx[2][1] = %d is not an expert", me, c.num_experts);
+    const int bad = rc != (me == last ? kBadArgument : kPeerError) || b->last_error().find(want) != 0;
+    if (bad)
+        std::fprintf(stderr, "FAIL: PE %d: bad %s: status %d, message '%s', expected '%s...'\n", me, combine ? "combine" : "index",
+                     rc, b->last_error().c_str(), want);
+    CK(cudaStreamSynchronize(st));
+    shmem_barrier_all();
+    b.reset();
+    for (void* p : {x, ip, eo, w, out}) cudaFree(p);
+    return bad;
+}
+
 }  // namespace
 
 int main() {
@@ -151,39 +198,7 @@ int main() {
         cudaFree(d.eo);
         cudaFree(d.out);
     }
-    // A bad index on the last PE: nothing sent; check() names the call, the PE and the value there,
-    // and the others report the peer.
-    {
-        Config c;
-        c.max_tokens_per_pe = 8;
-        c.hidden = 256;
-        c.topk = 2;
-        c.num_experts = 2 * npes;
-        auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
-        if (!b) shmem_global_exit(1);
-        std::vector<int32_t> idx(16);
-        for (int i = 0; i < 16; ++i) idx[i] = i % 2 ? 0 : 1;
-        if (me == npes - 1) idx[2 * 2 + 1] = c.num_experts;
-        void *x, *ip;
-        CK(cudaMalloc(&x, 8 * 256 * 2));
-        CK(cudaMemset(x, 0, 8 * 256 * 2));
-        CK(cudaMalloc(&ip, 16 * 4));
-        CK(cudaMemcpy(ip, idx.data(), 64, cudaMemcpyHostToDevice));
-        Received rv;
-        Handle h;
-        b->dispatch(st, x, static_cast<const int32_t*>(ip), 8, &rv, &h);
-        const int rc = b->check(st);
-        char want[160];
-        if (me == npes - 1) std::snprintf(want, sizeof want, "kishmem::ep::dispatch: PE %d: topk_idx[2][1] = %d is not an expert", me, c.num_experts);
-        else std::snprintf(want, sizeof want, "kishmem::ep::dispatch_recv: PE %d: PE %d reported bad input", me, npes - 1);
-        if (rc != (me == npes - 1 ? kBadArgument : kPeerError) || b->last_error().find(want) != 0) {
-            std::fprintf(stderr, "FAIL: PE %d: bad index: status %d, message '%s', expected '%s...'\n", me, rc,
-                         b->last_error().c_str(), want);
-            shmem_global_exit(1);
-        }
-        shmem_barrier_all();
-        b.reset();
-    }
+    if (bad_input(st, false) || bad_input(st, true)) shmem_global_exit(1);
     shmem_barrier_all();
     if (me == 0) std::printf("PASS ep_gpu on %d PEs\n", npes);
     shmem_finalize();

@@ -106,6 +106,9 @@ private:
     template <class Idx>
     int dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only);
     int fail(int status, const char* call, const char* fmt, ...);
+    // A bad call of combine or combine_recv: where this PE owes the round's combine, its peers
+    // get a combine flag with the bad-input bit instead (they report it); returns status.
+    int refuse_combine(cudaStream_t s, int status);
 
     Config cfg_{};
     Layout layout_{};
@@ -117,6 +120,7 @@ private:
     uint64_t round_ = 0;         // host's count of dispatch rounds (the kernels keep their own)
     bool recv_pending_ = false;  // a send_only dispatch waits for its dispatch_recv
     bool comb_pending_ = false;
+    uint64_t comb_round_ = 0;    // the dispatch round whose combine this PE sent (or refused)
     void* err_ = nullptr;        // GPU: host-mapped error record the kernels fill (device address)
     void* err_host_ = nullptr;   // its host address
     void* out_ = nullptr;        // combine's out and topk_weights, kept for combine_recv

@@ -1,0 +1,29 @@
+// The GPU form's answer to a bad call of combine or its hook (Buffer::refuse_combine): one
+// thread sets comb_flag[me] = round | kBadInputBit on every PE, in stream order after this PE's
+// earlier kernels (so no late flag of theirs overwrites it) and capturable. The receive kernel
+// of every peer sees the bit and records kErrPeerBadCombine instead of summing.
+#include <cuda_runtime.h>
+#include <shmem.h>
+
+#include "internal.h"
+
+namespace kishmem::ep {
+namespace {
+
+__global__ void refuse_combine(Layout l, char* base) {
+    const View v{base};
+    const uint64_t flag = v.local(l)->round | kBadInputBit;
+    for (int r = 0; r < l.npes; ++r) shmem_uint64_p(v.comb_flag(l) + l.me, flag, v.pe_of(l)[r]);
+    shmem_quiet();
+}
+
+}  // namespace
+
+int GpuPath::combine_bad_input(Buffer& b, cudaStream_t s) {
+    refuse_combine<<<1, 1, 0, s>>>(b.layout_, b.base_);
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) return kOk;
+    return b.fail(kBadArgument, "combine", "the kernel that tells the peers could not start: %s", cudaGetErrorString(e));
+}
+
+}  // namespace kishmem::ep
