@@ -3,8 +3,9 @@
 #
 # <prefix>/
 #   bin/                    kishmemcc, kishmemc++, kishmemrun, kishmem-info
-#   include/                shmem.h, shmemx.h, kishmem/*.h (incl. the generated config.h)
-#   lib/                    libkishmem.so*
+#   include/                shmem.h, shmemx.h, kishmem/*.h (incl. the generated config.h);
+#                           kishmem/ep/*.h (ep/CMakeLists.txt)
+#   lib/                    libkishmem.so*; libkishmem_ep.so* (ep/), libkishmem_mpi.so* (mpi_ext/)
 #   lib/cmake/kishmem/      kishmemConfig.cmake, kishmemConfigVersion.cmake, kishmemTargets*.cmake
 #   lib/pkgconfig/          kishmem.pc
 #

@@ -256,7 +256,7 @@ int main(int argc, char** argv) {
     std::vector<uint16_t> eo_h, out_h(static_cast<size_t>(T) * H);
     void *x_d = nullptr, *eo_d = nullptr, *out_d = nullptr;
     int32_t* idx_d = nullptr;
-    float *w_d = nullptr, *scores_d = nullptr;
+    float* w_d = nullptr;
     cudaStream_t s = nullptr;
     ep::Received rv;
     ep::Handle h;
@@ -266,6 +266,7 @@ int main(int argc, char** argv) {
         CK(cudaMalloc(&x_d, x.size() * 2));
         CK(cudaMalloc(&idx_d, static_cast<size_t>(T) * K * 4));
         CK(cudaMalloc(&w_d, static_cast<size_t>(T) * K * 4));
+        float* scores_d = nullptr;
         CK(cudaMalloc(&scores_d, scores.size() * 4));
         CK(cudaMalloc(&eo_d, rows * H * 2));
         CK(cudaMalloc(&out_d, out_h.size() * 2));
@@ -282,6 +283,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "FAIL: PE %d: select_topk_gpu differs from select_topk\n", me);
             shmem_global_exit(1);
         }
+        CK(cudaFree(scores_d));
     }
 #endif
     if (!gpu) eo_h.assign(rows * H, 0);
@@ -437,7 +439,7 @@ int main(int argc, char** argv) {
             one_gpu &= g[p * (kN + 1) + kN] == g[kN];
         }
         namespace plan = kishmem::plan;
-        const double db = l.xb, cb = 2, tk = static_cast<double>(T) * K;
+        const double db = l.xb, cb = 2;
         const char* link = !gpu ? "host memory (not modelled)" : one_gpu ? "one GPU's memory, 4300 GB/s" : "NVLink, 450 GB/s";
         const double link_GBps = !gpu ? 0 : one_gpu ? 4300 : 450;
         auto bw = [&](double bytes, double us) { return plan::deepep_bandwidth_GBps(T, K, H, bytes, us * 1e-6); };
@@ -458,8 +460,9 @@ int main(int argc, char** argv) {
         std::printf("| %d | %.1f us | %.1f us | %.1f us | %.1f us |\n", npes, worst[kDispSend], worst[kDispRecv],
                     worst[kCombSend], worst[kCombRecv]);
         if (gpu) {
-            int dev = 0, sm = 0;
+            int sm = 0;
 #if defined(__CUDACC__)
+            int dev = 0;
             cudaGetDevice(&dev);
             cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev);
 #endif

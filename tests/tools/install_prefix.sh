@@ -25,10 +25,11 @@ libso=$(find "$prefix" -name libkishmem.so -print -quit)
 libdir=${libso%/*}
 for f in bin/kishmemcc bin/kishmemc++ bin/kishmemnvcc bin/kishmemrun bin/kishmem-info include/shmem.h \
          include/kishmem/config.h include/kishmem/shmem_types.h include/kishmem/device/rma.h \
-         include/kishmem/device/coll.h include/kishmem/device/proxy/backend.h; do
+         include/kishmem/device/coll.h include/kishmem/device/proxy/backend.h include/kishmem/ep/ep.h \
+         include/kishmem/ep/plan.h; do
   [[ -e $prefix/$f ]] || fail "$prefix/$f is missing"
 done
-for f in libkishmem.so.0 cmake/kishmem/kishmemConfig.cmake cmake/kishmem/kishmemConfigVersion.cmake \
+for f in libkishmem.so.0 libkishmem_ep.so.0 cmake/kishmem/kishmemConfig.cmake cmake/kishmem/kishmemConfigVersion.cmake \
          cmake/kishmem/kishmemTargets.cmake pkgconfig/kishmem.pc; do
   [[ -e $libdir/$f ]] || fail "$libdir/$f is missing"
 done
@@ -46,7 +47,7 @@ leaks=$(grep -rI -e "$build" -e "$src" "$prefix" | while IFS= read -r line; do
 grep -q "^prefix=$prefix\$" "$libdir/pkgconfig/kishmem.pc" ||
   fail "kishmem.pc does not name the install prefix: $(head -3 "$libdir/pkgconfig/kishmem.pc")"
 # ... nor do the run paths of the installed binaries.
-for f in "$prefix/bin/kishmem-info" "$libso"; do
+for f in "$prefix/bin/kishmem-info" "$libso" "$libdir/libkishmem_ep.so.0"; do
   rp=$(readelf -d "$f" | grep -E 'RPATH|RUNPATH' || true)
   [[ $rp != *"$build"* ]] || fail "$f has a run path into the build tree: $rp"
 done
