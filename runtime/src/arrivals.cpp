@@ -11,7 +11,67 @@ constexpr std::size_t kArrivalSlot = 2 * kMaxRounds - 2;  // parity 1, round kMa
 static_assert(kArrivalSlot * kSlotBytes + sizeof(uint64_t) <= kSyncBytes, "arrival word inside the slots");
 
 std::size_t arrival_offset(const kishmem_team* t) { return team_region_offset(t) + kArrivalSlot * kSlotBytes; }
+
+// The group a PE is inside now (its own host segment, written by it alone).
+struct Inside {
+    uint64_t seq;  // odd while inside a collective: +1 on entry, +1 on exit
+    int32_t slot;  // the team's region slot, or -1: an active set of (start, stride, size)
+    int32_t start, stride, size;
+};
+constexpr std::size_t kInsideOffset = kTeamSlotWorld * kTeamRegion + (2 * kMaxRounds - 3) * kSlotBytes;
+static_assert(sizeof(Inside) <= kSlotBytes, "inside record in one slot");
+
+Inside* my_inside() { return reinterpret_cast<Inside*>(state().sync_base + kInsideOffset); }
+
+Inside group_of(const kishmem_team* g) {
+    if (g->slot >= 0) return Inside{0, g->slot, 0, 0, 0};
+    const int n = g->size();
+    return Inside{0, -1, g->members[0], n > 1 ? g->members[1] - g->members[0] : 1, n};
+}
+
+bool same_group(const Inside& a, const Inside& b) {
+    return a.slot == b.slot && (a.slot >= 0 || (a.start == b.start && a.stride == b.stride && a.size == b.size));
+}
+
+// Whether this PE belongs to the group (a team: this PE has one in that slot, which is then the
+// same team: members of a team agree on its slot).
+bool includes_me(const Inside& g) {
+    State& s = state();
+    if (g.slot >= 0) return g.slot < 64 && g.slot != kTeamSlotActiveSets && ((s.team_slots_used >> g.slot) & 1);
+    const long d = static_cast<long>(s.pe) - g.start;
+    return g.stride > 0 && d >= 0 && d % g.stride == 0 && d / g.stride < g.size;
+}
 }  // namespace
+
+InCollective::InCollective(const kishmem_team* group) {
+    Inside* r = my_inside();
+    const Inside g = group_of(group);
+    r->slot = g.slot, r->start = g.start, r->stride = g.stride, r->size = g.size;
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+}
+
+InCollective::~InCollective() {
+    Inside* r = my_inside();
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+}
+
+void cross_group_check(void* query) {
+    auto* q = static_cast<CrossQuery*>(query);
+    State& s = state();
+    Inside theirs{};
+    Status st = s.route_sync[q->from]->get(0, q->from, kInsideOffset, &theirs, sizeof theirs, false);
+    if (st == Status::ok) st = s.route_sync[q->from]->quiet(0);
+    if (st != Status::ok || !(theirs.seq & 1) || same_group(theirs, group_of(q->group)) || !includes_me(theirs)) {
+        q->seen = 0;
+        return;
+    }
+    // Seen once: look again a second later (a signal it sent before may still be on its way).
+    if (q->seen != theirs.seq) {
+        q->seen = theirs.seq;
+        return;
+    }
+    group_disagreement(q->group, *q->tag, q->from, theirs.slot, theirs.start, theirs.stride, theirs.size);
+}
 
 void arrival_mark(const kishmem_team* team, uint64_t epoch) {
     if (team->slot < 0) return;

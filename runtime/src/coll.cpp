@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "arrivals.h"
 #include "state.h"
 
 namespace kishmem {
@@ -173,12 +174,15 @@ void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args
     const CallTag tag{call, a, b, static_cast<CallArgs>(args)};
     const long mine = static_cast<long>(tag.flag());
     if (n > 1) call_record_write(t, tag);
+    const InCollective inside(t);  // a peer waiting for this PE in another group's call sees it (arrivals.h)
     int round = 0;
     for (int dist = 1; dist < n; dist <<= 1, ++round) {
         long* flag = psync + parity * kMaxRounds + round;
         const int to = t->members[(me + dist) % n], from = t->members[(me - dist + n) % n];
         put(0, flag, &mine, sizeof mine, to, false);
         Waiter w(call, "PE %lld to arrive (active-set barrier round %lld)", from, round);
+        CrossQuery cross{t, &tag, from};
+        w.set_check(cross_group_check, &cross);
         long seen = 0;
         while ((load_local(&seen, flag, sizeof seen), seen) == 0) w.spin();
         static const long zero = 0;  // restore SHMEM_SYNC_VALUE

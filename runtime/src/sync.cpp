@@ -69,10 +69,29 @@ uint64_t CallTag::flag() const {
     return h | 1;  // never SHMEM_SYNC_VALUE
 }
 
-std::size_t call_record_offset(const kishmem_team* g) {
-    const std::size_t region = g->slot >= 0 ? team_region_offset(g) : kTeamSlotActiveSets * kTeamRegion;
-    return region + kSyncBytes + kScratchBytes - kCallRecordBytes;
+namespace {
+// The CallRecord of the group in region `slot` (-1: the active sets').
+std::size_t record_offset(int slot) {
+    return static_cast<std::size_t>(slot >= 0 ? slot : kTeamSlotActiveSets) * kTeamRegion + kSyncBytes + kScratchBytes -
+           kCallRecordBytes;
 }
+
+// PE `from`'s CallRecord at `offset` of its host segment; false when it cannot be read.
+bool read_record(int from, std::size_t offset, CallRecord* r) {
+    State& s = state();
+    *r = CallRecord{};
+    Status st = s.route_sync[from]->get(0, from, offset, r, sizeof *r, false);
+    if (st == Status::ok) st = s.route_sync[from]->quiet(0);
+    r->name[sizeof r->name - 1] = 0;
+    return st == Status::ok && r->name[0];
+}
+
+const char* group_words(const kishmem_team* g) {
+    return g->slot < 0 ? "an active set" : g == rt::team_world() ? "SHMEM_TEAM_WORLD" : "a team";
+}
+}  // namespace
+
+std::size_t call_record_offset(const kishmem_team* g) { return record_offset(g->slot); }
 
 void call_record_write(const kishmem_team* g, const CallTag& tag) {
     auto* r = reinterpret_cast<CallRecord*>(state().sync_base + call_record_offset(g));
@@ -88,23 +107,39 @@ void call_disagreement(const kishmem_team* g, const CallTag& mine, int from, uin
                        bool has_args) {
     State& s = state();
     // The other PE's record: normally it still waits in that call (this PE never answers it).
-    CallRecord r{};
-    Status st = s.route_sync[from]->get(0, from, call_record_offset(g), &r, sizeof r, false);
-    if (st == Status::ok) st = s.route_sync[from]->quiet(0);
-    r.name[sizeof r.name - 1] = 0;
+    CallRecord r;
+    const bool read = read_record(from, call_record_offset(g), &r);
     CallTag theirs{r.name, r.a, r.b, static_cast<CallArgs>(r.args)};
-    const bool same = st == Status::ok && r.name[0] &&
-                      (has_args ? r.call == call && r.a == a && r.b == b : theirs.flag() == call);
+    const bool same = read && (has_args ? r.call == call && r.a == a && r.b == b : theirs.flag() == call);
     char me_text[192], other_text[192];
     describe(me_text, sizeof me_text, mine.call, mine.args, mine.a, mine.b);
     if (same) describe(other_text, sizeof other_text, r.name, theirs.args, r.a, r.b);
     else std::snprintf(other_text, sizeof other_text, "another collective call (it has moved on since)");
-    const bool world = g == rt::team_world();
     fatal(mine.call,
           "PEs disagree on a collective call: this PE (PE %d) called %s and PE %d called %s, over %s of %d PEs; "
           "every PE of the group must make the same collective calls, in the same order, with the same arguments",
-          s.pe, me_text, from, other_text, g->slot < 0 ? "an active set" : world ? "SHMEM_TEAM_WORLD" : "a team",
-          g->size());
+          s.pe, me_text, from, other_text, group_words(g), g->size());
+}
+
+void group_disagreement(const kishmem_team* g, const CallTag& mine, int from, int their_slot, int start, int stride,
+                        int size) {
+    CallRecord r;
+    char me_text[192], other_text[192], their_group[128];
+    describe(me_text, sizeof me_text, mine.call, mine.args, mine.a, mine.b);
+    if (read_record(from, record_offset(their_slot), &r))
+        describe(other_text, sizeof other_text, r.name, static_cast<CallArgs>(r.args), r.a, r.b);
+    else
+        std::snprintf(other_text, sizeof other_text, "a collective call");
+    if (their_slot >= 0)
+        std::snprintf(their_group, sizeof their_group, "%s", their_slot == kTeamSlotWorld ? "SHMEM_TEAM_WORLD" : "a team");
+    else
+        std::snprintf(their_group, sizeof their_group, "the active set PE_start=%d, stride %d, PE_size=%d", start,
+                      stride, size);
+    fatal(mine.call,
+          "PEs disagree on a collective call: this PE (PE %d) called %s over %s of %d PEs and PE %d called %s over "
+          "%s, which includes this PE: neither call can complete; every PE must make the same collective calls, "
+          "in the same order",
+          state().pe, me_text, group_words(g), g->size(), from, other_text, their_group);
 }
 
 // Dissemination: ceil(log2 n) rounds; in round r team PE i sends to team PE i + 2^r.  Each op is
@@ -117,6 +152,7 @@ void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4], const
     const std::size_t base = team_region_offset(team) + (epoch & 1) * kMaxRounds * kSlotBytes;
     arrival_mark(team, epoch);  // hang messages name the PEs not in this call yet (arrivals.h)
     const ArrivalQuery arrivals{team, epoch};
+    const InCollective inside(team);
     call_record_write(team, tag);
     // w[0..3], call, a, b: contiguous in the slot, one put.
     uint64_t out[7] = {0, 0, 0, 0, tag.key(), tag.a, tag.b};
@@ -137,6 +173,8 @@ void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4], const
         rt::Waiter wt(call, "PE %lld to arrive (barrier round %lld, epoch %lld)", from, round,
                       static_cast<long long>(epoch));
         wt.set_detail(arrival_detail, &arrivals);
+        CrossQuery cross{team, &tag, from};  // `from` in another group's collective (arrivals.h)
+        wt.set_check(cross_group_check, &cross);
         while (__atomic_load_n(&in->seq, __ATOMIC_ACQUIRE) < epoch) wt.spin();
         if (in->call != out[4] || in->a != tag.a || in->b != tag.b)
             call_disagreement(team, tag, from, in->call, in->a, in->b, true);

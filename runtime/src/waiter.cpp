@@ -21,7 +21,7 @@ void Waiter::spin() {
     // KISHMEM_YIELD=1): a PE with a core of its own keeps spinning, however long it waits.
     if (p.yield) sched_yield();
     if ((++count_ & 1023) != 0) return;
-    if (p.hang_warn <= 0 && p.hang_abort <= 0 && !p.watch) return;
+    if (p.hang_warn <= 0 && p.hang_abort <= 0 && !p.watch && !check_) return;
     using namespace std::chrono;
     const double t = duration<double>(steady_clock::now().time_since_epoch()).count();
     if (start_ == 0) {
@@ -30,10 +30,13 @@ void Waiter::spin() {
         return;
     }
     char what[512];
-    if (p.watch && t >= next_watch_) {
+    if ((p.watch || check_) && t >= next_watch_) {
         next_watch_ = t + 1.0;
-        describe(what, sizeof what);
-        p.watch(call_, what);
+        if (check_) check_(check_arg_);
+        if (p.watch) {
+            describe(what, sizeof what);
+            p.watch(call_, what);
+        }
     }
     const double waited = t - start_;
     if (p.hang_warn <= 0 && p.hang_abort <= 0) return;

@@ -82,6 +82,10 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "fcollect_active_set")) { /* active-set fcollect with different nelems */
         shmem_fcollect64(sym, sym + 32, (size_t)me + 1, 0, 0, npes, psync);
     }
+    if (!strcmp(what, "team_vs_active_set")) { /* a team barrier on PE 0, an active-set barrier elsewhere */
+        if (me == 0) shmem_team_sync(SHMEM_TEAM_WORLD);
+        else shmem_barrier(0, 0, npes, psync);
+    }
     if (!strcmp(what, "malloc_vs_barrier")) { /* an allocation on PE 0, a barrier elsewhere */
         if (me == 0) (void)shmem_malloc(64);
         else shmem_barrier_all();

@@ -33,6 +33,12 @@ public:
         detail_ = fn;
         detail_arg_ = arg;
     }
+    // A check run about once a second while the wait lasts (from its first second on, whatever
+    // the hang bounds): fn(arg) may end the job when what is awaited can never come.
+    void set_check(void (*fn)(void* arg), void* arg) {
+        check_ = fn;
+        check_arg_ = arg;
+    }
 
 private:
     const char* call_;
@@ -40,6 +46,8 @@ private:
     long long a_, b_, c_;
     void (*detail_)(const void*, char*, unsigned long) = nullptr;
     const void* detail_arg_ = nullptr;
+    void (*check_)(void*) = nullptr;
+    void* check_arg_ = nullptr;
     unsigned count_ = 0;
     double start_ = 0;
     double next_watch_ = 0;
