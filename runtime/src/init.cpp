@@ -248,8 +248,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     routes::Facts facts;
     facts.me = s.pe;
     facts.local = s.local;
-    facts.device_heap = open_device_heap(heap_bytes, setup, cfg, &dmap);
+    facts.device_heap = open_device_heap(heap_bytes, setup, cfg, &dmap, &facts.no_device_heap);
     s.routes = routes::build_routes(facts, cfg, setup);
+    s.route_why = routes::explain(facts, cfg, setup, s.routes);
     s.transports = {s.shm.get()};
 #if KISHMEM_HAVE_CUDA
     if (s.device_heap) s.transports.push_back(s.cuda_ipc.get());
@@ -271,6 +272,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 #if KISHMEM_HAVE_UCX
             case routes::Path::ucx: return s.ucx.get();
 #endif
+#if KISHMEM_HAVE_CUDA && KISHMEM_HAVE_UCX
+            case routes::Path::ucx_am: return s.am_transport.get();
+#endif
             default: break;
         }
         fatal("shmem_init", "no transport for the %s path in this build", routes::name(p));
@@ -283,6 +287,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     }
 #if KISHMEM_HAVE_UCX
     if (s.ucx) s.transports.push_back(s.ucx.get());
+#endif
+#if KISHMEM_HAVE_CUDA && KISHMEM_HAVE_UCX
+    if (s.am_transport) s.transports.push_back(s.am_transport.get());
 #endif
     if (s.device_heap) start_device_paths(s.routes, dmap);
 
@@ -322,6 +329,10 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     // Nobody may write into a peer's sync slots before that peer zeroed them.
     check_status(s.boot->barrier([] { progress(); }), "shmem_init", s.pe);
     if (s.pe == 0 && (env::info() || env::version())) print_info(env::info());
+    if (s.pe == 0 && env::info()) {
+        for (const std::string& line : s.route_why) std::printf("  %s\n", line.c_str());
+        std::fflush(stdout);
+    }
     debug("init done: %d local PEs, %s", nlocal, need_ucx ? "UCX for off-host peers" : "load/store only");
     return s.thread_level;
 }
@@ -367,6 +378,11 @@ void finalize() {
 #if KISHMEM_HAVE_CUDA
     if (s.device_backend) s.device_backend->close();
     s.device_backend.reset();
+#if KISHMEM_HAVE_UCX
+    s.am_transport.reset();  // every PE is past the last barrier: nobody sends to the service any more
+    s.am.reset();
+    s.am_local.reset();
+#endif
     s.cuda_ipc.reset();
     s.dheap.reset();
 #endif
@@ -381,6 +397,7 @@ void finalize() {
 Hot g_hot;
 
 bool finalized() { return state().finalized; }
+std::vector<std::string> route_report() { return state().route_why; }
 int thread_level() { return state().thread_level; }
 bool same_host(int pe) { return state().local[pe]; }
 const char* bootstrap_name() { return state().boot ? state().boot->name() : "none"; }

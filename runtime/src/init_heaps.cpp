@@ -10,6 +10,7 @@
 #include "state.h"
 #if KISHMEM_HAVE_CUDA
 #include "device_backend/backend.h"
+#include "transport/ibgda/ipc_heap_access.h"
 #endif
 
 namespace kishmem {
@@ -139,8 +140,38 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
           share ? "shared with same-host PEs" : "this PE's own by load/store");
 }
 
+#if KISHMEM_HAVE_CUDA && KISHMEM_HAVE_UCX
+// GPU heaps of PEs on other hosts (routes::Path::ucx_am): the active-message service applies
+// peers' requests to this PE's GPU heap through its CUDA IPC heap access, and host calls reach
+// theirs through a client of it.  Collective.
+static void open_remote_gpu_heaps(const DeviceHeapMap& map) {
+    State& s = state();
+    std::string why;
+    std::vector<char*> own(s.npes, nullptr);
+    own[s.pe] = s.dheap->base();
+    Blob blob;
+    Status st = ibgda::make_ipc_heap_access(own, s.dheap->base(), s.size, s.dheap->device(), &s.am_local, &why);
+    if (st == Status::ok) st = UcxAm::open(s.pe, s.npes, s.size, s.am_local.get(), &s.am, &blob, &why);
+    std::vector<Blob> all;
+    check_status(s.boot->allgather(st == Status::ok ? blob : Blob{}, &all, nullptr), "shmem_init", s.pe);
+    for (int r = 0; r < s.npes && st == Status::ok; ++r)
+        if (all[r].empty()) st = Status::unreachable, why = "PE " + std::to_string(r) + " could not open its service";
+    std::vector<bool> want(s.npes);
+    for (int r = 0; r < s.npes; ++r) want[r] = !map.bases[r];
+    if (st == Status::ok) st = s.am->connect(all, want, &why);
+    if (st != Status::ok)
+        fatal("shmem_init", "GPU heaps on other hosts: UCX active messages: %s; KISHMEM_HEAP=host keeps the heap in host "
+              "memory", why.c_str());
+    ibgda::LocalCopy copy = ibgda::make_cuda_copy(s.dheap->device(), &why);
+    if (!copy) fatal("shmem_init", "GPU heaps on other hosts: %s", why.c_str());
+    s.am_transport = std::make_unique<HeapAccessTransport>(s.am->client(std::move(copy)));
+    s.am->start();
+    debug("GPU heaps of PEs on other hosts reached through UCX active messages");
+}
+#endif
+
 bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const routes::Config& cfg,
-                      DeviceHeapMap* map) {
+                      DeviceHeapMap* map, std::string* why_not) {
     if (!setup.try_device_heap) return false;
     const bool required = cfg.heap == routes::HeapMode::device;
 #if KISHMEM_HAVE_CUDA
@@ -150,8 +181,12 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
     std::string why;
     auto dh = std::make_unique<DeviceHeap>();
     bool ok = setup.device_heap_possible;
-    if (!ok) why = "some PE is on another host (or KISHMEM_REMOTE=ucx): device heaps reach only same-host PEs so far";
-    else ok = dh->open(local_rank, heap_bytes, &why) == Status::ok;
+    if (!ok) why = "KISHMEM_REMOTE=ucx sends every PE through UCX, which cannot reach GPU memory here";
+#if !KISHMEM_HAVE_UCX
+    if (ok && setup.device_heap_off_host)
+        ok = false, why = "PEs on other hosts need UCX to reach a GPU heap, and this library was built without it";
+#endif
+    if (ok) ok = dh->open(local_rank, heap_bytes, &why) == Status::ok;
     // Every PE must agree: one PE without a GPU makes the whole job use host heaps (auto).
     std::vector<Blob> all;
     Blob handle = ok ? dh->export_blob() : Blob{};
@@ -164,6 +199,7 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
         std::string their = rd.str();
         if (required) fatal("shmem_init", "KISHMEM_HEAP=device but PE %d has no usable device heap: %s", r, their.c_str());
         debug("device heap not used: PE %d: %s", r, their.c_str());
+        *why_not = "PE " + std::to_string(r) + ": " + their;
         return false;
     }
     std::vector<char*> bases(s.npes, nullptr);
@@ -177,6 +213,7 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
             bases[r] = dh->base();
             continue;
         }
+        if (!s.local[r]) continue;  // on another host: UCX active messages (open_remote_gpu_heaps)
         bool same_gpu = false;
         if (dh->map_peer(theirs, &bases[r], &same_gpu, &why) != Status::ok)
             map_failure = "cannot map the device heap of PE " + std::to_string(r) + ": " + why;
@@ -193,6 +230,7 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
                   theirs.c_str());
         warn("shmem_init", "GPU heaps not used: PE %d %s (no CUDA IPC between these GPUs); the symmetric heap is in "
                            "host memory instead", r, theirs.c_str());
+        *why_not = "PE " + std::to_string(r) + " " + theirs + " (no CUDA IPC between these GPUs)";
         return false;
     }
     if (s.npes > device::kMaxPes)
@@ -206,10 +244,14 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
     s.dheap = std::move(dh);
     map->bases = bases;
     map->sys_scope = sys_scope;
+#if KISHMEM_HAVE_UCX
+    if (setup.device_heap_off_host) open_remote_gpu_heaps(*map);
+#endif
     debug("symmetric heap in GPU %d memory (%zu bytes)", s.dheap->device(), heap_bytes);
     return true;
 #else
     (void)heap_bytes, (void)map;
+    *why_not = "this library was built without CUDA";
     if (required) fatal("shmem_init", "KISHMEM_HEAP=device but this library was built without CUDA");
     return false;
 #endif
@@ -241,6 +283,9 @@ void start_device_paths(const routes::Routes& routes, const DeviceHeapMap& map) 
         args.pe = s.pe;
         args.npes = s.npes;
         args.boot = s.boot.get();
+#if KISHMEM_HAVE_UCX
+        args.am = s.am.get();
+#endif
         std::string why;
         s.device_backend = make_device_backend(routes.backend);
         if (!s.device_backend || s.device_backend->open(args, &st, &why) != Status::ok)

@@ -3,6 +3,7 @@
 // device paths.  Called from init.cpp in that order; each is collective.
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "routes.h"
@@ -27,11 +28,13 @@ struct DeviceHeapMap {
     bool sys_scope = false;    // some peer's heap is on another GPU (system-scope fences)
 };
 
-// A GPU heap shared through CUDA IPC, when setup allows one and every PE made one and mapped
-// every peer's (else, with KISHMEM_HEAP=auto, the host segment stays the user heap).  On
-// success the heap is the user heap (s.base, s.dheap, s.cuda_ipc) and true is returned.
+// A GPU heap per host group, when setup allows one and every PE made one and mapped its
+// same-host peers' through CUDA IPC (else, with KISHMEM_HEAP=auto, the host segment stays the
+// user heap and *why_not says why).  On success the heap is the user heap (s.base, s.dheap,
+// s.cuda_ipc), PEs on other hosts are reached through the UCX active-message service (s.am,
+// s.am_transport) and true is returned.
 bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const routes::Config& cfg,
-                      DeviceHeapMap* map);
+                      DeviceHeapMap* map, std::string* why_not);
 
 // Kernels' paths (routes.device), the device backend routes.backend names, and the device
 // state every CUDA translation unit receives.

@@ -7,6 +7,7 @@ const char* name(Path p) {
         case Path::load_store: return "load/store";
         case Path::cuda_ipc: return "CUDA IPC";
         case Path::ucx: return "UCX";
+        case Path::ucx_am: return "UCX active messages";
     }
     return "?";
 }
@@ -28,7 +29,10 @@ Setup plan_setup(const std::vector<bool>& local, bool all_one_host, const Config
     Setup s;
     s.need_ucx = npes > 1 && (ucx_all || !all_one_host);
     s.try_device_heap = cfg.heap != HeapMode::host;
-    s.device_heap_possible = all_one_host && !ucx_all;
+    // A GPU heap per host group: same-host PEs map each other's through CUDA IPC, PEs on other
+    // hosts are reached by UCX active messages (their service writes their GPU heap).
+    s.device_heap_possible = !ucx_all;
+    s.device_heap_off_host = !all_one_host && !ucx_all;
     s.share_statics = nlocal > 1 && !ucx_all;
     return s;
 }
@@ -43,9 +47,10 @@ Routes build_routes(const Facts& f, const Config& cfg, const Setup& setup) {
     r.p2p.resize(npes);
     for (int pe = 0; pe < npes; ++pe) {
         const bool self = pe == f.me, local = f.local[pe];
-        // The user heap: GPU heaps through CUDA IPC (every PE is on this host then); host heaps
-        // by load/store on this host unless every peer goes through UCX.
-        r.heap[pe] = f.device_heap ? Path::cuda_ipc : (self || (local && !ucx_all)) ? Path::load_store : Path::ucx;
+        // The user heap: GPU heaps through CUDA IPC on this host and UCX active messages on
+        // others; host heaps by load/store on this host unless every peer goes through UCX.
+        if (f.device_heap) r.heap[pe] = local ? Path::cuda_ipc : Path::ucx_am;
+        else r.heap[pe] = (self || (local && !ucx_all)) ? Path::load_store : Path::ucx;
         // The runtime's barrier and scratch traffic stays on shared memory for same-host peers
         // even when KISHMEM_REMOTE=ucx sends their data through UCX: every barrier_all quiets
         // the data first, so the order between the two holds.
@@ -54,17 +59,64 @@ Routes build_routes(const Facts& f, const Config& cfg, const Setup& setup) {
         r.p2p[pe] = r.heap[pe] == Path::load_store;
         r.ucx_heap |= r.heap[pe] == Path::ucx || r.sync[pe] == Path::ucx;
         r.ucx_statics |= r.statics[pe] == Path::ucx;
+        r.ucx_am |= r.heap[pe] == Path::ucx_am;
     }
     if (f.device_heap) {
-        // Kernels load/store every same-GPU-host heap, unless KISHMEM_REMOTE sends other PEs
-        // through a device backend (to exercise it where no NIC is needed).
-        DevicePath other = DevicePath::load_store;
-        if (cfg.remote == Remote::ibgda) other = DevicePath::ibgda, r.backend = DeviceBackendKind::ibgda;
-        if (cfg.remote == Remote::proxy) other = DevicePath::proxy, r.backend = DeviceBackendKind::proxy;
-        r.device.assign(npes, other);
-        r.device[f.me] = DevicePath::load_store;
+        // Kernels load/store every same-host heap, unless KISHMEM_REMOTE sends other PEs
+        // through a device backend (to exercise it where no NIC is needed); PEs on other hosts
+        // always go through one: the CPU proxy with KISHMEM_REMOTE=proxy, IBGDA otherwise.
+        const DevicePath backend = cfg.remote == Remote::proxy ? DevicePath::proxy : DevicePath::ibgda;
+        const bool forced = cfg.remote == Remote::ibgda || cfg.remote == Remote::proxy;
+        r.device.resize(npes);
+        for (int pe = 0; pe < npes; ++pe) {
+            r.device[pe] = pe == f.me || (f.local[pe] && !forced) ? DevicePath::load_store : backend;
+            if (r.device[pe] != DevicePath::load_store)
+                r.backend = backend == DevicePath::proxy ? DeviceBackendKind::proxy : DeviceBackendKind::ibgda;
+        }
     }
     return r;
+}
+
+std::vector<std::string> explain(const Facts& f, const Config& cfg, const Setup& setup, const Routes& r) {
+    const int npes = static_cast<int>(f.local.size());
+    int nlocal = 0;
+    for (bool l : f.local) nlocal += l;
+    const bool off_host = nlocal < npes;
+    std::vector<std::string> out;
+    std::string heap;
+    if (f.device_heap) {
+        heap = "heap: GPU memory on this host group (" + std::to_string(nlocal) + " PE" + (nlocal > 1 ? "s" : "") +
+               " here, mapped through CUDA IPC)";
+        if (off_host)
+            heap += "; PEs on other hosts through UCX active messages, their service thread writes their GPU heap "
+                    "(this UCX registers host memory only)";
+    } else if (!setup.try_device_heap) {
+        heap = "heap: host memory (KISHMEM_HEAP=host)";
+    } else if (!setup.device_heap_possible) {
+        heap = "heap: host memory (KISHMEM_REMOTE=ucx sends every PE through UCX, which cannot reach GPU memory here)";
+    } else {
+        heap = "heap: host memory (no GPU heap: " + (f.no_device_heap.empty() ? std::string("none tried") : f.no_device_heap) + ")";
+    }
+    out.push_back(heap);
+    std::string host = "host calls: same-host PEs by ";
+    host += f.device_heap ? "CUDA IPC copies and atomics" : cfg.remote == Remote::ucx ? "UCX (KISHMEM_REMOTE=ucx)" : "load/store";
+    if (off_host) host += std::string(", PEs on other hosts through ") + (r.ucx_am ? "UCX active messages" : "UCX");
+    out.push_back(host);
+    if (f.device_heap) {
+        const char* nic = r.backend == DeviceBackendKind::proxy ? "the CPU proxy over " : "the software NIC over ";
+        std::string dev = "kernels: same-host PEs ";
+        const bool forced = cfg.remote == Remote::ibgda || cfg.remote == Remote::proxy;
+        dev += forced && nlocal > 1 ? std::string("through ") + (r.backend == DeviceBackendKind::proxy ? "the CPU proxy" : "the software NIC") +
+                                          " (KISHMEM_REMOTE=" + name(r.backend) + ")"
+                                    : "by load/store";
+        if (off_host)
+            dev += std::string(", PEs on other hosts through ") + nic +
+                   (r.ucx_am ? "UCX (no NIC here; UCX has no CUDA support: the target's service writes its GPU heap)"
+                             : "UCX") +
+                   " (KISHMEM_REMOTE=" + (cfg.remote == Remote::auto_ ? "auto: IBGDA" : name(r.backend)) + ")";
+        out.push_back(dev);
+    }
+    return out;
 }
 
 }  // namespace kishmem::routes

@@ -22,6 +22,7 @@ enum class Path : uint8_t {
     load_store,  // mapped here (this PE, a same-host peer's POSIX or UCX-mapped segment)
     cuda_ipc,    // a same-host GPU heap mapped through CUDA IPC (copies and atomics on the GPU)
     ucx,         // through UCX (another host, or KISHMEM_REMOTE=ucx)
+    ucx_am,      // a GPU heap on another host: UCX active messages, the target writes its heap
 };
 
 // How kernels of this PE reach a peer's device heap.
@@ -42,7 +43,9 @@ const char* name(DeviceBackendKind k);
 struct Setup {
     bool need_ucx = false;         // some PE is reached through UCX (another host, or remote=ucx)
     bool try_device_heap = false;  // try a GPU heap (KISHMEM_HEAP=auto or device)
-    bool device_heap_possible = false;  // ... which can work: every PE on this host, none over UCX
+    bool device_heap_possible = false;  // ... which can work: nobody sent through UCX for everything
+    bool device_heap_off_host = false;  // ... and some PE is on another host (reached by UCX
+                                        // active messages: this UCX cannot register GPU memory)
     bool share_statics = false;    // this PE shares its global variables with same-host PEs
 };
 // local[pe]: pe runs on this host; all_one_host: every PE of the job does (the same on all PEs).
@@ -52,7 +55,8 @@ Setup plan_setup(const std::vector<bool>& local, bool all_one_host, const Config
 struct Facts {
     int me = 0;
     std::vector<bool> local;  // local[pe]: pe runs on this host (local[me] is true)
-    bool device_heap = false;  // every PE made a GPU heap and mapped every peer's (collective)
+    bool device_heap = false;  // every PE made a GPU heap and mapped its same-host peers' (collective)
+    std::string no_device_heap;  // why not, when it was tried and is not used ("" otherwise)
 };
 
 struct Routes {
@@ -64,7 +68,13 @@ struct Routes {
     DeviceBackendKind backend = DeviceBackendKind::none;
     bool ucx_heap = false;      // some heap or sync path is UCX (the UCX transport over the host segment)
     bool ucx_statics = false;   // some statics path is UCX (a UCX transport of their own)
+    bool ucx_am = false;        // some heap path is ucx_am (the UCX active-message service)
 };
 Routes build_routes(const Facts& facts, const Config& cfg, const Setup& setup);
+
+// The decisions in words, one line each naming its reason: where the heap is, how host calls
+// and kernels reach same-host and off-host PEs (SHMEM_INFO prints them at init, kishmem-info
+// --routes too).
+std::vector<std::string> explain(const Facts& facts, const Config& cfg, const Setup& setup, const Routes& r);
 
 }  // namespace kishmem::routes

@@ -17,6 +17,10 @@
 #if KISHMEM_HAVE_UCX
 #include "transport/ucx/ucx.h"
 #endif
+#if KISHMEM_HAVE_CUDA && KISHMEM_HAVE_UCX
+#include "transport/ucx_am/heap_transport.h"
+#include "transport/ucx_am/ucx_am.h"
+#endif
 #if KISHMEM_HAVE_CUDA
 #include "heap/device_heap.h"
 #include "transport/cuda_ipc/cuda_ipc.h"
@@ -123,7 +127,15 @@ struct State {
     std::unique_ptr<CudaIpcTransport> cuda_ipc;
     std::unique_ptr<DeviceBackend> device_backend;  // kernels' operations to non-mapped PEs (routes.backend)
 #endif
+#if KISHMEM_HAVE_CUDA && KISHMEM_HAVE_UCX
+    // GPU heaps on other hosts (routes.ucx_am): the UCX active-message service, the heap access
+    // it applies peers' requests to this PE's GPU heap with, and host calls' transport to theirs.
+    std::unique_ptr<ibgda::HeapAccess> am_local;
+    std::unique_ptr<UcxAm> am;
+    std::unique_ptr<HeapAccessTransport> am_transport;
+#endif
     routes::Routes routes;               // the route decision (routes.h); the tables below carry it out
+    std::vector<std::string> route_why;  // ... in words (routes::explain)
     std::vector<Transport*> route;       // route[pe]: the one transport that reaches pe's user heap
     std::vector<Transport*> route_sync;  // ... and pe's host segment (runtime sync regions)
     // Global and static variables: the executable's writable segment, turned into shared memory

@@ -6,14 +6,29 @@
 #include "kishmem/config.h"
 #include "kishmem/env.h"
 #include "kishmem/ibgda_info.h"
+#include "kishmem/runtime.h"
 #include "shmem.h"
 
 static const char* yesno(int v) { return v ? "yes" : "no"; }
 
 static void usage() {
-    std::printf("usage: kishmem-info [--env] [--build] [--all]\n"
+    std::printf("usage: kishmem-info [--env] [--build] [--all] [--routes]\n"
                 "  (no option) version, build options and transports\n"
-                "  --env       every environment variable with its type, default, value and doc\n");
+                "  --env       every environment variable with its type, default, value and doc\n"
+                "  --routes    start the PEs (under mpirun or srun) and print, on PE 0, which heap is used\n"
+                "              and how host calls and kernels reach same-host and off-host PEs, and why\n");
+}
+
+// The route decision of a real start: one line per decision with its reason.
+static int print_routes() {
+    shmem_init();
+    if (shmem_my_pe() == 0) {
+        std::printf("Routes of PE 0 (%d PEs):\n", shmem_n_pes());
+        for (const std::string& line : kishmem::rt::route_report()) std::printf("  %s\n", line.c_str());
+        std::fflush(stdout);
+    }
+    shmem_finalize();
+    return 0;
 }
 
 // The type as the listing shows it; a variable with a fixed set of words shows them.
@@ -67,6 +82,9 @@ static void print_build() {
     std::printf("  shm    load/store on same-host peers' heaps (POSIX shared memory)\n");
     if (KISHMEM_HAVE_UCX_BUILD) std::printf("  ucx    put/get/atomics through UCX (off-host peers, or KISHMEM_REMOTE=ucx)\n");
     if (KISHMEM_HAVE_CUDA_BUILD) std::printf("  cuda_ipc  GPU heaps of same-host PEs through CUDA IPC (KISHMEM_HEAP=auto|device)\n");
+    if (KISHMEM_HAVE_CUDA_BUILD && KISHMEM_HAVE_UCX_BUILD)
+        std::printf("  ucx_am GPU heaps of PEs on other hosts: UCX active messages, the target writes its GPU heap\n"
+                    "         (a GPU heap per host group; UCX here registers host memory only)\n");
     std::printf("IBGDA: %s\n", kishmem::ibgda_status().c_str());
 }
 
@@ -76,6 +94,7 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[i], "--env")) env = true;
         else if (!std::strcmp(argv[i], "--build")) build = true;
         else if (!std::strcmp(argv[i], "--all")) env = build = true;
+        else if (!std::strcmp(argv[i], "--routes")) return print_routes();
         else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) return usage(), 0;
         else return usage(), 2;
     }

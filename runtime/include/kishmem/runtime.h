@@ -4,6 +4,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "kishmem/team.h"
 #include "kishmem/vocab.h"
@@ -40,6 +42,9 @@ inline int my_pe() { return g_hot.my_pe; }
 inline int n_pes() { return g_hot.n_pes; }
 bool same_host(int pe);
 const char* bootstrap_name();
+// The route decision in words, one line per decision with its reason (after init; SHMEM_INFO
+// prints it too).
+std::vector<std::string> route_report();
 [[noreturn]] void global_exit(int status);
 
 // ---- symmetric heap -------------------------------------------------------------------------

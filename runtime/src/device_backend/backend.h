@@ -15,6 +15,10 @@
 
 namespace kishmem {
 class Bootstrap;
+class UcxAm;
+}
+namespace kishmem::ibgda {
+class HeapAccess;
 }
 namespace kishmem::device {
 struct State;
@@ -27,10 +31,16 @@ struct DeviceBackendArgs {
     char* heap = nullptr;           // this PE's device heap
     std::size_t heap_bytes = 0;
     int gpu = 0;                    // the CUDA device it lives on
-    std::vector<char*> bases;       // bases[pe]: pe's device heap as mapped here (bases[pe] = heap for this PE)
+    std::vector<char*> bases;       // bases[pe]: pe's device heap as mapped here (bases[pe] = heap for this PE;
+                                    // nullptr for PEs on other hosts)
     int pe = 0, npes = 1;
     Bootstrap* boot = nullptr;      // for backends that exchange keys (their open is collective)
+    UcxAm* am = nullptr;            // reaches the GPU heaps of PEs on other hosts (nullptr: all on this host)
 };
+
+// What a backend moves bytes with: same-host GPU heaps through their CUDA IPC mappings, the
+// others through a client of args.am (its copies staged through host memory).  heap.cpp.
+Status make_backend_heap(const DeviceBackendArgs& args, std::unique_ptr<ibgda::HeapAccess>* out, std::string* why);
 
 class DeviceBackend {
 public:

@@ -7,7 +7,7 @@
 // The NIC is the software NIC (SimNic) whatever KISHMEM_IBGDA_NIC says until the DEVX QPs are
 // wired here ("auto" picks it; "hw" is refused).  Data movement: ipc_heap_access.h (copies and
 // atomics on the target GPU heaps through this process's CUDA IPC mappings, on a non-blocking
-// stream of the NIC's own).
+// stream of the NIC's own); PEs on other hosts through UCX active messages (make_backend_heap).
 #include <cuda_runtime_api.h>
 
 #include <cstring>
@@ -102,7 +102,7 @@ Status IbgdaBackend::open(const DeviceBackendArgs& args, device::State* st, std:
         ok = Status::invalid;
         mine_why = "KISHMEM_SIM_NIC_FAIL=" + mine_why;
     }
-    if (ok == Status::ok) ok = make_ipc_heap_access(args.bases, heap, heap_bytes, args.gpu, &q->heap, &mine_why);
+    if (ok == Status::ok) ok = make_backend_heap(args, &q->heap, &mine_why);
     if (ok == Status::ok) {
         SimNicOptions opt;
         opt.idle_spin_us = 1000;  // kernels wait on every get/AMO: stay awake between them

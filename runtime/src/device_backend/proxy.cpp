@@ -1,13 +1,13 @@
 // The CPU-proxy device backend (KISHMEM_REMOTE=proxy with a device heap): kChannels channels in
 // host-pinned memory mapped into the GPU, their reservation counters in GPU memory, the proxy
-// thread executing through the CUDA IPC mappings of the peers' GPU heaps, and the ChannelTable
+// thread executing through the CUDA IPC mappings of the peers' GPU heaps (PEs on other hosts:
+// UCX active messages, make_backend_heap), and the ChannelTable
 // (device/include/kishmem/device/proxy/channel.h) as its device handle.  Open is this PE's
 // alone: the proxy addresses peers by PE and heap offset, nothing is exchanged.
 #include <cuda_runtime_api.h>
 
 #include <memory>
 
-#include "../transport/ibgda/ipc_heap_access.h"
 #include "../transport/proxy/device_proxy.h"
 #include "../transport/proxy/proxy.h"
 #include "backend.h"
@@ -27,7 +27,7 @@ public:
     const char* name() const override { return "proxy"; }
 
     Status open(const DeviceBackendArgs& args, device::State* st, std::string* why) override {
-        Status s = ibgda::make_ipc_heap_access(args.bases, args.heap, args.heap_bytes, args.gpu, &heap_, why);
+        Status s = make_backend_heap(args, &heap_, why);
         if (s != Status::ok) return s;
         proxy_ = std::make_unique<Proxy>(heap_.get(), args.npes, args.heap_bytes);
         if ((s = proxy_->open(kChannels, kLogSlots)) != Status::ok)
