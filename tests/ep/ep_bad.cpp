@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../ep/src/internal.h"  // testing::fail_next_create
+#include "ep_common.h"
 
 using namespace kishmem::ep;
 
@@ -39,11 +40,7 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     shmem_init();
     const int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
-    Config c;
-    c.max_tokens_per_pe = 16;
-    c.hidden = 256;
-    c.topk = 4;
-    c.num_experts = 4 * npes;
+    Config c = eptest::config(eptest::Shape{16, 256, 4, 4 * npes, npes}, Format::fp8_e4m3);
     if (mode == "hidden_mismatch" && me == last) c.hidden = 512;
     if (mode == "experts_mismatch" && me == last) c.num_experts = 8 * npes;
     if (mode == "config_invalid_one" && me == last) c.topk = 0;

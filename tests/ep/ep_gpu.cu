@@ -117,11 +117,7 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
 // check()) names the call, the PE and the value; every other PE's check() names the last PE.
 int bad_input(cudaStream_t st, bool combine) {
     const int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
-    Config c;
-    c.max_tokens_per_pe = 8;
-    c.hidden = 256;
-    c.topk = 2;
-    c.num_experts = 2 * npes;
+    const Config c = eptest::config(eptest::Shape{8, 256, 2, 2 * npes, npes}, Format::fp8_e4m3);
     auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
     if (!b) return 1;
     std::vector<int32_t> idx(16);
