@@ -202,7 +202,9 @@ int main(int argc, char** argv) {
             off_host += !same;
         }
         if (std::getenv("KISHMEM_TEST_MULTIHOST")) CHECK(off_host > 0, "the job does not span hosts");
-        applier = make_runtime_heap_access(0, &why);
+        // Channels of their own: their flushes wait for nothing else (the service's flush runs
+        // under its lock, and channel 0's UCX traffic to other hosts is not its business).
+        applier = make_runtime_heap_access(1, &why);
         CHECK(applier != nullptr, "make_runtime_heap_access: %s", why.c_str());
         kishmem::Blob blob;
         CHECK(kishmem::UcxAm::open(me, npes, kishmem::rt::heap_size(), applier.get(), &service, &blob, &why) == Status::ok,
@@ -224,7 +226,7 @@ int main(int argc, char** argv) {
         CHECK(service->connect(all, via_am, &why) == Status::ok, "UcxAm::connect: %s", why.c_str());
         service->start();
         std::vector<std::unique_ptr<HeapAccess>> parts;
-        parts.push_back(std::move(heap));
+        parts.push_back(make_runtime_heap_access(2, &why));  // same-host peers: load/store
         parts.push_back(service->client(nullptr));
         std::vector<int> part_of(static_cast<size_t>(npes));
         for (int pe = 0; pe < npes; ++pe) part_of[pe] = via_am[pe] ? 1 : 0;

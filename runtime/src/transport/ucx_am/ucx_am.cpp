@@ -52,7 +52,6 @@ struct UcxAm::Impl {
     ucp_context_h ctx = nullptr;
     ucp_worker_h worker = nullptr;
     std::vector<ucp_ep_h> eps;
-    std::vector<ucs_status_t> ep_status;  // UCS_OK until the endpoint failed
     std::mutex mu;                         // the worker and everything below
     std::vector<UcxAmClient*> clients;     // by id (nullptr once gone)
     std::vector<Incoming> incoming;        // arrived, not yet applied
@@ -176,9 +175,6 @@ private:
     // Until every request of this client is answered (pe: the one just sent, for messages).
     Status wait_all(std::unique_lock<std::mutex>& g, int pe) {
         while (done_ < issued_ && status_ == Status::ok) {
-            for (int r = 0; r < s_->npes; ++r)
-                if (s_->ep_status[r] != UCS_OK) fail(r, std::string("the endpoint failed: ") + ucs_status_string(s_->ep_status[r]));
-            if (status_ != Status::ok) break;
             if (s_->pass() == 0) {  // let the service thread and the application in
                 g.unlock();
                 sched_yield();
@@ -225,12 +221,6 @@ ucs_status_t on_reply(void* arg, const void* header, size_t hlen, void* data, si
     if (r.client < s->clients.size() && s->clients[r.client])
         s->clients[r.client]->answered(r, data, len, r.from);
     return UCS_OK;
-}
-
-void on_ep_error(void* arg, ucp_ep_h ep, ucs_status_t status) {
-    auto* s = static_cast<UcxAm::Impl*>(arg);
-    for (std::size_t pe = 0; pe < s->eps.size(); ++pe)
-        if (s->eps[pe] == ep) s->ep_status[pe] = status;
 }
 
 }  // namespace
@@ -345,7 +335,6 @@ Status UcxAm::open(int me, int npes, std::size_t heap_bytes, ibgda::HeapAccess* 
     s->heap_bytes = heap_bytes;
     s->local = local;
     s->eps.assign(npes, nullptr);
-    s->ep_status.assign(npes, UCS_OK);
     ucp_config_t* config = nullptr;
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
     ucp_params_t params;
@@ -396,12 +385,10 @@ Status UcxAm::connect(const std::vector<Blob>& blobs, const std::vector<bool>& w
         Blob addr = r.bytes();
         ucp_ep_params_t ep;
         std::memset(&ep, 0, sizeof ep);
-        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                        UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        // No peer-failure mode: its keepalive timed endpoints out on a loaded machine (a slow peer
+        // is not a dead one); the runtime's liveness watch ends the job when a peer is gone.
+        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
         ep.address = reinterpret_cast<const ucp_address_t*>(addr.data());
-        ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-        ep.err_handler.cb = on_ep_error;
-        ep.err_handler.arg = &s;
         ucs_status_t st = r.ok() && !addr.empty() ? ucp_ep_create(s.worker, &ep, &s.eps[pe]) : UCS_ERR_INVALID_PARAM;
         if (st != UCS_OK) {
             *why = "UCX endpoint (active messages) to PE " + std::to_string(pe) + ": " + ucs_status_string(st);
