@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# tools/gpu/run_hosts.sh [--dry-run] [--cpu BUILD]: two simulated hosts x 2 PEs on one machine,
+# kernels' operations crossing between them (docs/gpu.md, "Between hosts").
+#
+# Each host is a hostname (UTS) namespace over the machine's one network (no `ip` needed, UCX
+# over TCP on lo): the launcher says which PEs share a host (mpirun starts one daemon per host
+# through an rsh agent that enters the host's namespace, as tests/cluster does), so kishmem gives
+# each host group its own GPU heap (CUDA IPC inside a group) and reaches the other host through
+# the software NIC or the CPU proxy over UCX active messages, although every PE runs on the one
+# GPU.  Under a private MPS daemon it builds and runs gpu_rma, gpu_remote, gpu_coll,
+# 03_moe_dispatch_combine and 04_moe_ep with KISHMEM_REMOTE=ibgda and =proxy, the route report
+# (kishmem-info --routes) and the device benchmark between the hosts (1 PE each), writes every
+# log under $OUT (default ./gpu-hosts-results) and prints a PASS/FAIL summary; exit 0 only when
+# everything passed.
+#
+#   tools/gpu/run_hosts.sh                 on the GPU machine (as root: namespaces)
+#   tools/gpu/run_hosts.sh --dry-run       no GPU, nothing built: the hosts, the agent and the
+#                                          launcher checked with `hostname` (PEs land 2 per host)
+#   tools/gpu/run_hosts.sh --cpu BUILD     no GPU: the hosts plus the CPU programs of BUILD
+#                                          (ibgda_sim_mp --am, proxy_mp) between them
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+MODE=gpu BUILD=$ROOT/build-gpu
+case ${1:-} in
+  --dry-run) MODE=dry ;;
+  --cpu) MODE=cpu BUILD=$(cd "${2:?--cpu needs a build directory}" && pwd) ;;
+  "") ;;
+  *) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 2 ;;
+esac
+RES=${OUT:-$ROOT/gpu-hosts-results}
+mkdir -p "$RES"
+T=$(mktemp -d /tmp/kishmem-hosts.XXXXXX)
+HOSTS=(h1 h2) PPN=2
+NP=$(( ${#HOSTS[@]} * PPN ))
+HOSTLIST=$(printf '%s:'"$PPN"',' "${HOSTS[@]}"); HOSTLIST=${HOSTLIST%,}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
+
+mps_up=0
+cleanup() {
+  (( mps_up )) && { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; }
+  for h in "${HOSTS[@]}"; do umount "$T/uts-$h" 2>/dev/null; done
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+# ---- the hosts: one UTS namespace each, kept by a bind mount of its file ------------------
+for tool in unshare nsenter mpirun; do
+  command -v $tool >/dev/null || { echo "FAIL: $tool not found"; exit 1; }
+done
+for h in "${HOSTS[@]}"; do
+  touch "$T/uts-$h"
+  unshare --uts="$T/uts-$h" hostname "$h" || { echo "FAIL: cannot make host $h (unshare --uts needs root)"; exit 1; }
+done
+# The rsh agent: "AGENT [ssh options] HOST COMMAND-LINE" runs COMMAND-LINE in HOST's namespace,
+# with the environment a fresh login would have (mpirun forwards the rest with -x).
+cat > "$T/agent" <<EOF
+#!/usr/bin/env bash
+while (( \$# )); do case \$1 in -l|-p|-o|-i) shift 2 ;; -*) shift ;; *) break ;; esac; done
+h=\${1#*@}; shift
+exec nsenter --uts="$T/uts-\$h" env -i PATH="\$PATH" HOME="\${HOME:-/root}" LD_LIBRARY_PATH="\${LD_LIBRARY_PATH:-}" \\
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 /bin/sh -c "\$*"
+EOF
+chmod +x "$T/agent"
+
+# mpirun across the hosts: daemons through the agent, its own traffic and UCX's on lo, every
+# KISHMEM_/SHMEM_/UCX_/CUDA_ variable forwarded.
+export UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-lo}
+hosts_mpirun() {
+  local fwd=() name
+  for name in $(compgen -e); do
+    case $name in KISHMEM_*|SHMEM_*|UCX_*|CUDA_*) fwd+=(-x "$name") ;; esac
+  done
+  mpirun --mca plm_rsh_agent "$T/agent" --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include lo \
+    --mca btl_tcp_if_include lo --bind-to none "${fwd[@]}" "$@"
+}
+
+declare -a summary
+fails=0
+note() {  # NAME STATUS(0 pass) DETAIL
+  if (( $2 == 0 )); then summary+=("PASS  $1"); else summary+=("FAIL  $1  ($3)"); fails=$((fails + 1)); fi
+}
+# run NAME TIMEOUT PASS-REGEX MPIRUN-ARGS...: one job, its output in $RES/NAME.log.
+run() {
+  local name=$1 limit=$2 pass=$3; shift 3
+  local log=$RES/$name.log rc
+  timeout "$limit" bash -c "$(declare -f hosts_mpirun); T='$T'; hosts_mpirun \"\$@\"" _ "$@" > "$log" 2>&1
+  rc=$?
+  if (( rc != 0 )); then note "$name" 1 "exit $rc: $(grep -m1 -E 'FAIL|error|abort' "$log" | cut -c1-150)"
+  elif ! grep -qE "$pass" "$log"; then note "$name" 1 "no line matching '$pass'"
+  elif grep -qE '^FAIL: |exited on signal' "$log"; then note "$name" 1 "$(grep -m1 -E '^FAIL: |exited on signal' "$log")"
+  else note "$name" 0; fi
+}
+
+# ---- the hosts as the launcher sees them: 2 PEs per host name --------------------------------
+hosts_mpirun --host "$HOSTLIST" -np "$NP" hostname > "$RES/hostnames.log" 2>&1
+got=$(sort "$RES/hostnames.log" | uniq -c | awk '{print $2 ":" $1}' | paste -sd, -)
+[[ $got == "$HOSTLIST" ]]; note "hosts ($got)" $? "expected $HOSTLIST: $(head -3 "$RES/hostnames.log")"
+
+if [[ $MODE == cpu ]]; then
+  # The carriage of the NIC's operations with host heaps: same-host PEs by load/store, the other
+  # host through UCX active messages (counts checked by the program), and the proxy's executor.
+  export SHMEM_SYMMETRIC_SIZE=64M KISHMEM_HANG_ABORT=40 KISHMEM_YIELD=1 KISHMEM_TEST_MULTIHOST=1
+  run cpu_ibgda_sim_mp_am 90 "PASS ibgda_sim_mp on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/ibgda/ibgda_sim_mp" --am
+  run cpu_proxy_mp 90 "PASS proxy_mp on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/proxy/proxy_mp"
+  run cpu_routes 60 "host calls: same-host PEs by load/store, PEs on other hosts through UCX" \
+    --host "$HOSTLIST" -np "$NP" "$BUILD/tools/info/kishmem-info" --routes
+fi
+
+if [[ $MODE == gpu ]]; then
+  {
+    date -u; nvidia-smi -L; nvcc --version | tail -1; mpirun --version | head -1
+    git rev-parse HEAD 2>/dev/null || true
+  } > "$RES/env.txt" 2>&1
+  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+    -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
+    || { tail -30 "$RES/configure.log"; exit 1; }
+  grep -E "kishmem:" "$RES/configure.log"
+  grep -q "kishmem: UCX" "$RES/configure.log" \
+    || { echo "FAIL: no UCX headers found (pkg-config ucx): GPU heaps on other hosts need UCX"; exit 1; }
+  cmake --build "$BUILD" -j"$(nproc)" --target gpu_rma gpu_remote gpu_coll 03_moe_dispatch_combine 04_moe_ep \
+    kishmem-info kishmem_gpu_perf > "$RES/build.log" 2>&1 || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
+
+  export CUDA_MPS_PIPE_DIRECTORY=$T/mps CUDA_MPS_LOG_DIRECTORY=$T/mpslog CUDA_MODULE_LOADING=EAGER
+  export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d && mps_up=1 && echo "MPS daemon started"
+
+  export SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_HANG_ABORT=60 KISHMEM_YIELD=1
+  for path in ibgda proxy; do
+    export KISHMEM_REMOTE=$path
+    run "routes.$path" 60 "GPU memory on this host group.*other hosts through UCX active messages" \
+      --host "$HOSTLIST" -np "$NP" "$BUILD/tools/info/kishmem-info" --routes
+    run "gpu_rma.$path" 180 "PASS gpu_rma on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/gpu/gpu_rma"
+    run "gpu_remote.$path" 180 "PASS gpu_remote .$path. on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/gpu/gpu_remote"
+    run "gpu_coll.$path" 180 "PASS gpu_coll .$path. on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/gpu/gpu_coll"
+    run "moe03.$path" 300 "PASS 03_moe_dispatch_combine on $NP PEs" --host "$HOSTLIST" -np "$NP" \
+      "$BUILD/examples/03_moe_dispatch_combine"
+    run "moe04_ep.$path" 300 "PASS 04_moe_ep on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/examples/04_moe_ep"
+    # Device put latency and bandwidth between the hosts: one PE on each.
+    run "perf.$path" 300 "." --host "${HOSTS[0]}:1,${HOSTS[1]}:1" -np 2 "$BUILD/tools/perf/gpu/kishmem_gpu_perf"
+  done
+  # Auto: same-host PEs by load/store, the other host over the software NIC.
+  export KISHMEM_REMOTE=auto
+  run routes.auto 60 "kernels: same-host PEs by load/store, PEs on other hosts through the software NIC" \
+    --host "$HOSTLIST" -np "$NP" "$BUILD/tools/info/kishmem-info" --routes
+  run gpu_rma.auto 180 "PASS gpu_rma on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/gpu/gpu_rma"
+  grep -hE "^moe:|dispatch|combine" "$RES"/moe0*.log > "$RES/moe.txt" 2>/dev/null
+fi
+
+echo "---- run_hosts ($MODE): ${#HOSTS[@]} hosts x $PPN PEs, logs in $RES"
+printf '%s\n' "${summary[@]}" | tee "$RES/summary.txt"
+(( fails == 0 )) && echo "PASS run_hosts ($MODE)" || echo "FAIL run_hosts ($MODE): $fails failed"
+exit $(( fails != 0 ))
