@@ -1,6 +1,8 @@
 // GPU test: a kernel's put that the NIC fails ends the job with words, never a hang. Run on
 // 2 PEs with KISHMEM_REMOTE=ibgda and KISHMEM_SIM_NIC_FAIL=<kind>:1:0: the first work request
-// of PE 0's software NIC (PE 0's put to PE 1) completes with an error CQE.
+// of PE 0's software NIC (PE 0's put to PE 1) completes with an error CQE. With
+// KISHMEM_REMOTE=proxy the same variable makes PE 0's CPU proxy fail that put's descriptor
+// (gpu.proxy_error.*), with the same two outcomes.
 //   gpu_nic_error            the kernel traps in shmem_putmem naming PE, QP, operation and
 //                            address; the host's next shmem_quiet names the failure too
 //   gpu_nic_error_unchecked  (KISHMEM_DEVICE_UNCHECKED) the kernel returns; the host's next

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../mp/mp_check.h"  // CHECK
+#include "kishmem/env.h"
 #include "kishmem/runtime.h"
 #include "kishmem/vocab.h"
 #include "transport/ibgda/heap_access.h"
@@ -55,7 +56,52 @@ struct Layout {
 
 }  // namespace
 
-int main() {
+// proxy_mp fail: KISHMEM_SIM_NIC_FAIL=<kind>:1:0 makes PE 0's proxy fail the first descriptor it
+// reads (a put of 64 bytes to the right neighbour): the poster gets the error word, nothing
+// moves, first_failure() words it (operation, PE, offset, why), and the next descriptor runs.
+static int run_fail(Layout L) {
+    kishmem::ibgda::NicFault fault;
+    std::string why;
+    CHECK(kishmem::ibgda::parse_nic_fault(kishmem::env::sim_nic_fail(), &fault, &why) == kishmem::Status::ok, "%s",
+          why.c_str());
+    ProxyOptions opt;
+    if (fault.pe < 0 || fault.pe == me) opt.fault = fault;
+    std::unique_ptr<kishmem::ibgda::HeapAccess> heap = kishmem::ibgda::make_runtime_heap_access(0, &why);
+    CHECK(heap != nullptr, "make_runtime_heap_access: %s", why.c_str());
+    Proxy proxy(heap.get(), npes, kishmem::rt::heap_size(), opt);
+    CHECK(proxy.open(1, 4) == kishmem::Status::ok, "open");
+    proxy.start();
+    shmem_barrier_all();
+    const int right = (me + 1) % npes;
+    const Channel c = proxy.channel(0);
+    const uint32_t e = wait_host(c, post_host(c, kOpPut, 0, right, body_put(L.off(L.inbox(me)), reinterpret_cast<uint64_t>(L.src()), 64)));
+    const uint32_t g = post_host(c, kOpGet, 0, right, body_get(L.off(L.src()), 0, 16));
+    wait_host(c, g);
+    for (int i = 0; i < 16; ++i)  // the channel runs on after the failure
+        CHECK(result_slot(c, g)[i] == pattern(right, i), "get after the failure: byte %d = %d", i, result_slot(c, g)[i]);
+    shmem_barrier_all();
+    const bool failing = opt.fault.kind != kishmem::ibgda::NicFaultKind::none;
+    const uint32_t code = opt.fault.kind == kishmem::ibgda::NicFaultKind::malformed ? kErrOp : kErrTransfer;
+    if (failing) {
+        CHECK(e == (0x100u | code | static_cast<uint32_t>(right) << 16), "error word 0x%x", e);
+        std::printf("PE %d: %s\n", me, proxy.first_failure().c_str());
+    } else {
+        CHECK(e == 0 && proxy.first_failure().empty(), "PE %d failed 0x%x: %s", me, e, proxy.first_failure().c_str());
+    }
+    // What PE me's left neighbour put here arrived unless its proxy failed it.
+    const int left = (me + npes - 1) % npes;
+    const bool left_failed = fault.kind != kishmem::ibgda::NicFaultKind::none && (fault.pe < 0 || fault.pe == left);
+    for (int i = 0; i < 64; ++i)
+        CHECK(L.inbox(left)[i] == (left_failed ? 0 : pattern(left, i)), "inbox of PE %d byte %d = %d", left, i,
+              L.inbox(left)[i]);
+    shmem_barrier_all();
+    proxy.stop();
+    if (me == 0) std::printf("PASS proxy_mp fail on %d PEs\n", npes);
+    shmem_finalize();
+    return 0;
+}
+
+int main(int argc, char** argv) {
     int provided = 0;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
     me = shmem_my_pe();
@@ -66,6 +112,7 @@ int main() {
     L.base = static_cast<uint8_t*>(shmem_calloc(1, Layout{nullptr}.bytes()));
     CHECK(L.base != nullptr, "shmem_calloc");
     for (int i = 0; i < kChunk; ++i) L.src()[i] = pattern(me, i);
+    if (argc > 1 && !std::strcmp(argv[1], "fail")) return run_fail(L);
 
     std::string why;
     std::unique_ptr<kishmem::ibgda::HeapAccess> heap = kishmem::ibgda::make_runtime_heap_access(0, &why);

@@ -11,6 +11,7 @@
 #include "../transport/proxy/device_proxy.h"
 #include "../transport/proxy/proxy.h"
 #include "backend.h"
+#include "kishmem/env.h"
 #include "kishmem/device/proxy/channel.h"
 #include "kishmem/device/state.h"
 
@@ -29,7 +30,11 @@ public:
     Status open(const DeviceBackendArgs& args, device::State* st, std::string* why) override {
         Status s = make_backend_heap(args, &heap_, why);
         if (s != Status::ok) return s;
-        proxy_ = std::make_unique<Proxy>(heap_.get(), args.npes, args.heap_bytes);
+        ProxyOptions opt;  // a descriptor to fail on purpose (tests): KISHMEM_SIM_NIC_FAIL, as the NIC's
+        if (ibgda::parse_nic_fault(env::sim_nic_fail(), &opt.fault, why) != Status::ok)
+            return *why = "KISHMEM_SIM_NIC_FAIL=" + *why, Status::invalid;
+        if (opt.fault.pe >= 0 && opt.fault.pe != args.pe) opt.fault = ibgda::NicFault{};  // another PE's proxy fails
+        proxy_ = std::make_unique<Proxy>(heap_.get(), args.npes, args.heap_bytes, opt);
         if ((s = proxy_->open(kChannels, kLogSlots)) != Status::ok)
             return *why = std::string("proxy channels: ") + status_name(s), s;
         if ((s = make_device_channels(*proxy_, &table_, why)) != Status::ok) return s;

@@ -82,9 +82,10 @@ std::size_t Proxy::poll_locked() {
             uint64_t words[8];
             std::memcpy(words, w, sizeof words);
             words[0] = w0;
-            const Desc d = decode_desc(words);
+            Desc d = decode_desc(words);
             std::string why;
-            const uint32_t err = execute(c, c.tail, d, &why);
+            uint32_t err = fail_on_purpose(&d, &why);
+            if (err == 0) err = execute(c, c.tail, d, &why);
             if (err != 0) {
                 n_.errors.fetch_add(1, std::memory_order_relaxed);
                 debug("CPU proxy: descriptor %u (%s to PE %u, offset %llu): %s", c.tail, desc_op_name(d.op), d.pe,
@@ -253,6 +254,26 @@ void Proxy::note_failure(Chan& c, const Desc& d, const std::string& why) {
                   c.tail);
     failure_ = std::string("the CPU proxy failed a kernel's ") + buf + ": " + why;
     failed_.store(true, std::memory_order_release);
+}
+
+uint32_t Proxy::fail_on_purpose(Desc* d, std::string* why) {
+    const ibgda::NicFault& f = opt_.fault;
+    if (__builtin_expect(f.kind == ibgda::NicFaultKind::none, 1) || ++read_ != f.nth) return 0;
+    const char* kind = f.kind == ibgda::NicFaultKind::remote_access   ? "remote_access"
+                       : f.kind == ibgda::NicFaultKind::retry_exceeded ? "retry_exceeded"
+                                                                        : "malformed";
+    char tail[96];
+    std::snprintf(tail, sizeof tail, " (descriptor %llu failed on purpose: KISHMEM_SIM_NIC_FAIL=%s:%llu)",
+                  static_cast<unsigned long long>(read_), kind, static_cast<unsigned long long>(f.nth));
+    if (f.kind == ibgda::NicFaultKind::malformed) {
+        d->op = 0xee;  // an operation no descriptor has
+        *why = std::string("unknown operation 238") + tail;
+        return kErrOp;
+    }
+    *why = std::string(f.kind == ibgda::NicFaultKind::remote_access ? "the target refused the access"
+                                                                    : "the transport gave up on the target") +
+           tail;
+    return kErrTransfer;
 }
 
 std::string Proxy::first_failure() const {

@@ -31,6 +31,11 @@ struct ProxyOptions {
     uint32_t max_per_pass = 64;    // descriptors per channel per pass (one busy channel cannot starve others)
     uint32_t idle_spin_us = 1000;  // kernels wait on gets and AMOs: stay awake between them
     uint32_t max_sleep_us = 100;
+    // For tests of the error paths (KISHMEM_SIM_NIC_FAIL, the software NIC's grammar): the nth
+    // descriptor the proxy reads (1-based, over every channel) fails as the kind says:
+    // remote_access / retry_exceeded as a transfer the target refused / the transport gave up
+    // on (nothing moves), malformed as a descriptor with an unknown operation.
+    ibgda::NicFault fault;
 };
 
 struct ProxyStats {
@@ -76,6 +81,8 @@ private:
     void flush();  // HeapAccess::flush when writes were issued since the last one
     // Executes descriptor idx of c; returns 0 or a ProxyError.
     uint32_t execute(Chan& c, uint32_t idx, const Desc& d, std::string* why);
+    // opt_.fault: 0, or the error of the descriptor failed on purpose (d may be corrupted).
+    uint32_t fail_on_purpose(Desc* d, std::string* why);
     uint32_t amo(const Desc& d, uint64_t* old, std::string* why);
     uint32_t check_range(const Desc& d, uint64_t n, std::string* why) const;
     // Keeps the details of a channel's first failed descriptor (control words, failure_).
@@ -88,7 +95,8 @@ private:
     std::vector<Chan> ch_;
     std::mutex mu_;  // one pass at a time
     bool dirty_ = false;
-    uint64_t pass_bytes_ = 0;  // bytes of the pass under way (the shared counter is updated once per pass)
+    uint64_t pass_bytes_ = 0;
+    uint64_t read_ = 0;  // descriptors read so far (opt_.fault counts them)  // bytes of the pass under way (the shared counter is updated once per pass)
     struct Counters {
         std::atomic<uint64_t> executed{0}, errors{0}, bytes{0}, flushes{0};
     } n_;
