@@ -10,6 +10,7 @@
 // API runs on the CPU over a host heap.
 //   mpirun -np 4 build/examples/04_moe_ep [--tokens 128] [--hidden 7168] [--topk 8]
 //          [--experts-per-pe 32] [--format fp8|bf16] [--iters N] [--sms N] [--max-nodes N] [--cpu]
+//          [--expert-out-device]
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -39,6 +40,7 @@ struct Opts {
     int tokens = 128, hidden = 7168, topk = 8, experts_per_pe = 32, iters = 0, sms = 0, max_nodes = 4;
     ep::Format format = ep::Format::fp8_e4m3;
     bool cpu = false;
+    bool eo_device = false;  // expert outputs in cudaMalloc'd memory (pushed) instead of the symmetric heap
 };
 
 uint32_t mix(uint32_t x) {
@@ -187,8 +189,10 @@ bool parse(int argc, char** argv, Opts* o) {
             o->format = f == "fp8" ? ep::Format::fp8_e4m3 : ep::Format::bf16;
         } else if (a == "--cpu") {
             o->cpu = true;
+        } else if (a == "--expert-out-device") {
+            o->eo_device = true;
         } else if (a.rfind("--", 0) == 0 && a != "--tokens" && a != "--hidden" && a != "--topk" && a != "--experts-per-pe" &&
-                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format") {
+                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format" && a != "--expert-out-device") {
             return false;
         }
     }
@@ -201,7 +205,7 @@ int main(int argc, char** argv) {
     Opts o;
     if (!parse(argc, argv, &o)) {
         std::fprintf(stderr, "usage: %s [--tokens N] [--hidden H] [--topk K] [--experts-per-pe N] [--format fp8|bf16] "
-                             "[--iters N] [--sms N] [--max-nodes N] [--cpu]\n", argv[0]);
+                             "[--iters N] [--sms N] [--max-nodes N] [--cpu] [--expert-out-device]\n", argv[0]);
         return 2;
     }
     bool have_gpu = false;
@@ -268,7 +272,13 @@ int main(int argc, char** argv) {
         CK(cudaMalloc(&w_d, static_cast<size_t>(T) * K * 4));
         float* scores_d = nullptr;
         CK(cudaMalloc(&scores_d, scores.size() * 4));
-        CK(cudaMalloc(&eo_d, rows * H * 2));
+        // expert outputs in the symmetric heap: combine reads them in place where the token's PE
+        // maps this one (--expert-out-device: plain device memory, the rows are pushed instead)
+        if (o.eo_device) CK(cudaMalloc(&eo_d, rows * H * 2));
+        else if (!(eo_d = shmem_malloc(rows * H * 2))) {
+            std::fprintf(stderr, "FAIL: PE %d: shmem_malloc of %zu bytes for the expert outputs\n", me, rows * H * 2);
+            shmem_global_exit(1);
+        }
         CK(cudaMalloc(&out_d, out_h.size() * 2));
         CK(cudaMemcpy(x_d, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(scores_d, scores.data(), scores.size() * 4, cudaMemcpyHostToDevice));
@@ -466,9 +476,13 @@ int main(int argc, char** argv) {
             cudaGetDevice(&dev);
             cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev);
 #endif
-            std::printf("\nSMs for communication (per PE): dispatch %d blocks to send + 1 to receive, combine %d to send + %d to "
-                        "receive (of %d SMs); none between a send-only call and its hook\n",
-                        buf->num_sms(), buf->num_sms(), std::max(1, std::min(buf->num_sms(), sm / npes)), sm);
+            const int recv_blocks = std::max(1, std::min({buf->num_sms(), sm / npes, T}));
+            std::printf("\nSMs for communication (per PE, of %d): dispatch %d blocks (the last one also receives), combine %d "
+                        "(one kernel sends and receives; with send_only %d send, the hook's %d receive); none between a "
+                        "send-only call and its hook\nexpert outputs: %s\n",
+                        sm, buf->num_sms(), recv_blocks, buf->num_sms(), recv_blocks,
+                        o.eo_device ? "device memory (the rows are pushed to the token PEs)"
+                                    : "symmetric heap (token PEs that map this PE read them in place)");
         } else {
             std::printf("\nCPU form: the calling thread of each PE does the work (no GPU)\n");
         }
@@ -477,6 +491,10 @@ int main(int argc, char** argv) {
     }
     shmem_barrier_all();
     shmem_free(all);
+#if defined(__CUDACC__)
+    if (gpu && !o.eo_device) shmem_free(eo_d);
+    else if (gpu) cudaFree(eo_d);
+#endif
     buf.reset();
     shmem_finalize();
     return 0;

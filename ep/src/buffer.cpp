@@ -120,8 +120,11 @@ int Buffer::combine(cudaStream_t s, const void* expert_out, const float* w, void
     comb_round_ = round_;
     out_ = out;
     weights_ = w;
-    rc = gpu_ ? GpuPath::combine_send(*this, s, expert_out)
-              : HostPath::combine_send(*this, static_cast<const uint16_t*>(expert_out));
+    if (gpu_) {  // one kernel unless send_only (its receive needs no hook then)
+        if (!send_only) comb_pending_ = false;
+        return GpuPath::combine_send(*this, s, expert_out, w, out, h->num_tokens, !send_only);
+    }
+    rc = HostPath::combine_send(*this, static_cast<const uint16_t*>(expert_out));
     if (rc != kOk) return rc;
     return send_only ? kOk : combine_recv(s, h);
 }

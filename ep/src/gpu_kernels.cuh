@@ -1,13 +1,18 @@
-// The GPU form's kernels (buffer on a GPU heap). Same protocol as the CPU form (host_path.cpp):
-// rows reserved by one fetch-add per (block, expert) at the expert's PE, data written by warps,
-// one flag per (sender, receiver) per round after every block's quiet. Peers are reached with
-// the device API (shmem_ptr / shmemx_putmem_nbi_warp / atomics), so each one by the path the
-// runtime chose for it.
+// The GPU form's kernels (buffer on a GPU heap). Peers are reached with the device API
+// (shmem_ptr / shmemx_putmem_nbi_warp / atomics), so each one by the path the runtime chose.
 //
-// Where a peer is mapped (load/store), a warp moves one row at a time with 16-byte loads and
-// stores, several in flight per lane, and dispatch quantizes straight into the peer's row (no
-// staging copy, no block barrier per token). Where it is not, the row is staged in this PE's
-// heap and put through the device API (IBGDA or the proxy).
+// Dispatch: rows are reserved by one fetch-add per (block, expert) at the expert's PE, issued
+// before the top-k check so that the round trips overlap; a block reads each of its tokens once
+// (16 channels per thread), quantizes it once and stores it to each of its K rows (mapped peers)
+// or stages it once and puts it (peers reached by IBGDA or the proxy).
+// Arrival: a receiver's arrive[kind][sender] grows by kArriveUnit per round once everything the
+// sender sent is visible: every block adds 1 to mapped receivers after its own rows (block 0
+// adds 1 + kArriveUnit - blocks, after the round's flag word), and the last block adds
+// kArriveUnit to receivers reached remotely after every block's quiet.
+// Combine: where expert_out lies in the symmetric heap and the token's PE maps the expert's PE,
+// nothing moves at send time: the sender publishes where its expert_out is (comb_off) and the
+// token's PE reads the rows itself while it reduces (pull); otherwise rows are pushed to
+// comb_recv as in the CPU form.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,15 +23,17 @@
 
 #include "internal.h"
 #include "kishmem/ep/numerics.h"
+#include "prof.cuh"
 
 namespace kishmem::ep::gpu {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 512;      // send blocks
 constexpr int kWarps = kThreads / 32;
 constexpr int kMaxEntries = 1024;  // (token, k) entries one send block handles
 constexpr int kMaxExperts = 4096;
-constexpr int kCheckChunk = 1024;
-constexpr int kRecvThreads = 512;  // combine receive block  // topk_idx entries checked per pass (shared memory)
+constexpr int kMaxK = 16;
+constexpr int kRecvThreads = 512;  // combine receive block
+constexpr int kDispatch = kArriveDispatch, kCombine = kArriveCombine, kRead = kArriveRead;
 
 struct Args {
     Layout l;
@@ -50,53 +57,6 @@ __device__ inline uint32_t pack_e4m3x4(const float* f, float inv) {
            static_cast<uint32_t>(float_to_e4m3(f[3] * inv)) << 24;
 }
 
-// FP8 row by one warp: token src[H] bf16 -> dst[H] E4M3 and scales[H/128] (may be null: none
-// written). A lane takes 16 channels (two 16-byte loads, one 16-byte store); 8 lanes make a
-// scale group; kU iterations' loads are in flight before their stores.
-__device__ inline void quantize_row(const uint16_t* src, uint8_t* dst, float* scales, int H) {
-    constexpr int kU = 7;
-    const int lane = threadIdx.x & 31;
-    for (int b = 0; b < H; b += kU * 512) {
-        uint4 v[kU][2];
-#pragma unroll
-        for (int u = 0; u < kU; ++u) {
-            const int h = b + u * 512 + lane * 16;
-            if (h < H) {
-                v[u][0] = __ldg(reinterpret_cast<const uint4*>(src + h));
-                v[u][1] = __ldg(reinterpret_cast<const uint4*>(src + h + 8));
-            } else {
-                v[u][0] = v[u][1] = make_uint4(0, 0, 0, 0);
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < kU; ++u) {
-            const int h = b + u * 512 + lane * 16;
-            const uint32_t w[8] = {v[u][0].x, v[u][0].y, v[u][0].z, v[u][0].w, v[u][1].x, v[u][1].y, v[u][1].z, v[u][1].w};
-            float f[16];
-            float amax = 0.0f;
-#pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                f[2 * i] = bf16_to_float(w[i] & 0xffff);
-                f[2 * i + 1] = bf16_to_float(w[i] >> 16);
-                amax = fmaxf(amax, fmaxf(fabsf(f[2 * i]), fabsf(f[2 * i + 1])));
-            }
-            amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
-            amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
-            amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
-            if (h < H) {
-                const float inv = group_inv_scale(amax);
-                uint4 q;
-                q.x = pack_e4m3x4(f, inv);
-                q.y = pack_e4m3x4(f + 4, inv);
-                q.z = pack_e4m3x4(f + 8, inv);
-                q.w = pack_e4m3x4(f + 12, inv);
-                *reinterpret_cast<uint4*>(dst + h) = q;
-                if (scales && (lane & 7) == 0) scales[h / kScaleGroup] = group_scale(amax);
-            }
-        }
-    }
-}
-
 // n16 16-byte words from src to dst by one warp, kU words per lane in flight.
 __device__ inline void copy_row(const uint4* src, uint4* dst, int n16) {
     constexpr int kU = 8;
@@ -116,6 +76,88 @@ __device__ inline void copy_row(const uint4* src, uint4* dst, int n16) {
     }
 }
 
+// FP8 of 16 channels (two 16-byte words of bf16): the 16 bytes, and this lane's group's
+// scale (the group is the 8 lanes of 128 channels; every lane of the warp must call it).
+__device__ inline uint4 quantize16(uint4 lo, uint4 hi, float* scale) {
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    float f[16];
+    float amax = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        f[2 * i] = bf16_to_float(w[i] & 0xffff);
+        f[2 * i + 1] = bf16_to_float(w[i] >> 16);
+        amax = fmaxf(amax, fmaxf(fabsf(f[2 * i]), fabsf(f[2 * i + 1])));
+    }
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
+    const float inv = group_inv_scale(amax);
+    *scale = group_scale(amax);
+    return make_uint4(pack_e4m3x4(f, inv), pack_e4m3x4(f + 4, inv), pack_e4m3x4(f + 8, inv), pack_e4m3x4(f + 12, inv));
+}
+
+// Tell every receiver that this block's part of the round is visible (thread 0, after the
+// block's __syncthreads). Mapped receivers: add 1 (block 0: 1 + kArriveUnit - blocks, after
+// `word` = value) unless `skip_mapped` (already told). Receivers reached remotely: the last
+// block, after every block's quiet, writes `word` and adds kArriveUnit. Returns whether this
+// block was the last one.
+__device__ inline bool arrive_all(const Args& a, int kind, uint64_t* word, uint64_t value, uint32_t* done, bool skip_mapped) {
+    const Layout& l = a.l;
+    const View v{a.base};
+    const int* pe_of = v.pe_of(l);
+    uint64_t* arrive = v.arrive(l) + kind * l.npes + l.me;
+    shmem_quiet();
+    bool remote = false;
+    for (int r = 0; r < l.npes; ++r) {
+        const int pe = pe_of[r];
+        if (!shmem_ptr(a.base, pe)) {
+            remote = true;
+            continue;
+        }
+        if (skip_mapped) continue;
+        if (blockIdx.x == 0) {
+            shmem_uint64_p(word, value, pe);
+            shmem_fence();
+        }
+        shmem_uint64_atomic_add(arrive, blockIdx.x == 0 ? 1 + kArriveUnit - gridDim.x : 1, pe);
+    }
+    __threadfence();
+    if (atomicAdd(done, 1u) != gridDim.x - 1) return false;
+    *done = 0;
+    __threadfence();
+    if (remote) {
+        for (int r = 0; r < l.npes; ++r) {
+            const int pe = pe_of[r];
+            if (shmem_ptr(a.base, pe)) continue;
+            shmem_uint64_p(word, value, pe);
+            shmem_fence();
+            shmem_uint64_atomic_add(arrive, kArriveUnit, pe);
+        }
+        shmem_quiet();
+    }
+    return true;
+}
+
+// Wait (whole block) until every sender's arrive[kind] reached round * kArriveUnit.
+__device__ inline void wait_arrivals(const Args& a, int kind, uint64_t round) {
+    const View v{a.base};
+    uint64_t* arrive = v.arrive(a.l) + kind * a.l.npes;
+    for (int r = threadIdx.x; r < a.l.npes; r += blockDim.x) shmem_uint64_wait_until(arrive + r, SHMEM_CMP_GE, round * kArriveUnit);
+    __syncthreads();
+}
+
+// After wait_arrivals (whole block): the world PE of the first sender (in team rank order)
+// whose flag word carries kBadInputBit, or -1.
+__device__ inline int first_bad_sender(const Args& a, const uint64_t* flags) {
+    __shared__ int s_first;
+    if (threadIdx.x == 0) s_first = INT_MAX;
+    __syncthreads();
+    for (int r = threadIdx.x; r < a.l.npes; r += blockDim.x)
+        if (*reinterpret_cast<const volatile uint64_t*>(flags + r) & kBadInputBit) atomicMin(&s_first, r);
+    __syncthreads();
+    return s_first == INT_MAX ? -1 : View{a.base}.pe_of(a.l)[s_first];
+}
+
 // The receive of dispatch, by one block: waits for every sender, then takes the row counts
 // (resetting the counter of this round's parity) and advances the round.
 __device__ inline void dispatch_finish(const Args& a) {
@@ -124,30 +166,146 @@ __device__ inline void dispatch_finish(const Args& a) {
     LocalState* st = v.local(l);
     const uint64_t round = *reinterpret_cast<volatile uint64_t*>(&st->round) + 1;
     const int parity = static_cast<int>(round & 1);
-    __shared__ int s_bad_from;
-    if (threadIdx.x == 0) s_bad_from = -1;
-    __syncthreads();
-    for (int r = threadIdx.x; r < l.npes; r += blockDim.x) {
-        uint64_t* f = v.disp_flag(l) + r;
-        shmem_uint64_wait_until(f, SHMEM_CMP_GE, round);
-        if (*reinterpret_cast<volatile uint64_t*>(f) & kBadInputBit) atomicMax(&s_bad_from, v.pe_of(l)[r]);
-    }
-    __syncthreads();
+    wait_arrivals(a, kDispatch, round);
+    KISHMEM_EP_PROF(kProfDispatch, round, 6);
+    const int bad_from = first_bad_sender(a, v.disp_flag(l));
     for (int le = threadIdx.x; le < l.L; le += blockDim.x) {
         const int c = atomicExch(v.counter(l) + parity * l.L + le, 0);
-        v.recv_count(l)[le] = s_bad_from >= 0 ? 0 : c;
+        v.recv_count(l)[le] = bad_from >= 0 ? 0 : c;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        if (s_bad_from >= 0) record_error(a.err, kErrPeerBad, -1, -1, s_bad_from, static_cast<long long>(round));
+        if (bad_from >= 0) record_error(a.err, kErrPeerBad, -1, -1, bad_from, static_cast<long long>(round));
+        KISHMEM_EP_PROF(kProfDispatch, round, 7);
         *reinterpret_cast<volatile uint64_t*>(&st->round) = round;
     }
 }
 
+// The first 32 bytes of bf16 this thread reads of token row xt (what send_token's first pass
+// takes): loaded before anything else, so that the loads are in flight during the check.
+struct Prefetch {
+    uint4 w[2];
+};
+__device__ inline Prefetch prefetch_row(const Layout& l, const uint16_t* xt) {
+    const uint4* r = reinterpret_cast<const uint4*>(xt);
+    const int c = threadIdx.x;
+    Prefetch p{};
+    if (l.G) {
+        if (c < l.H / 16) p.w[0] = __ldg(r + 2 * c), p.w[1] = __ldg(r + 2 * c + 1);
+    } else {
+        if (c < l.H / 8) p.w[0] = __ldg(r + c);
+        if (c + static_cast<int>(blockDim.x) < l.H / 8) p.w[1] = __ldg(r + c + blockDim.x);
+    }
+    return p;
+}
+
+// Dispatch of token t by the whole block. ent/rank: the token's K entries (expert or -1, rank
+// within the expert among this block's entries), base: the block's first row per expert; pf:
+// this thread's first words of the row when `have_pf`.
+__device__ inline void send_token(const Args& a, const uint16_t* x, int t, const int* ent, const int* rank, const int* base,
+                                  uint64_t round, const Prefetch& pf, bool have_pf) {
+    const Layout& l = a.l;
+    const View v{a.base};
+    const int K = l.K;
+    const size_t row = static_cast<size_t>(l.H) * l.xb;
+    __shared__ uint8_t* s_row[kMaxK];
+    __shared__ float* s_sc[kMaxK];
+    __shared__ int s_slot[kMaxK], s_pe[kMaxK];
+    __shared__ int s_remote;
+    if (threadIdx.x == 0) s_remote = 0;
+    __syncthreads();
+    if (threadIdx.x < K) {
+        const int k = threadIdx.x, e = ent[k];
+        const int slot = e >= 0 ? (e % l.L) * l.R + base[e] + rank[k] : -1;
+        const int pe = e >= 0 ? v.pe_of(l)[e / l.L] : -1;
+        v.entry(l)[static_cast<size_t>(t) * K + k] = Entry{e >= 0 ? e / l.L : -1, slot};
+        char* pb = e >= 0 ? static_cast<char*>(shmem_ptr(a.base, pe)) : nullptr;
+        s_row[k] = pb ? View{pb}.recv_x(l) + slot * row : nullptr;
+        s_sc[k] = pb && l.G ? View{pb}.recv_scales(l) + static_cast<size_t>(slot) * l.G : nullptr;
+        s_slot[k] = slot;
+        s_pe[k] = pe;
+        if (pb) *reinterpret_cast<int4*>(View{pb}.recv_src(l) + slot) = make_int4(l.me, t, k, static_cast<int>(round));
+        if (e >= 0 && !pb) atomicOr(&s_remote, 1);
+    }
+    __syncthreads();
+    const bool stage = s_remote != 0;
+    const uint4* xt = reinterpret_cast<const uint4*>(x + static_cast<size_t>(t) * l.H);
+    uint4* sx = reinterpret_cast<uint4*>(v.send_x(l) + t * row);
+    float* ss = v.send_scales(l) + static_cast<size_t>(t) * l.G;
+    if (l.G) {
+        const int n16 = l.H / 16;  // a thread per 16 channels; whole warps take part (the scale's shuffles)
+        for (int c0 = 0; c0 < n16; c0 += blockDim.x) {
+            const int c = c0 + threadIdx.x;
+            const bool on = c < n16;
+            const bool pre = have_pf && c0 == 0;
+            const uint4 lo = pre ? pf.w[0] : on ? __ldg(xt + 2 * c) : make_uint4(0, 0, 0, 0);
+            const uint4 hi = pre ? pf.w[1] : on ? __ldg(xt + 2 * c + 1) : make_uint4(0, 0, 0, 0);
+            float scale;
+            const uint4 q = quantize16(lo, hi, &scale);
+            if (!on) continue;
+            const bool lead = (threadIdx.x & 7) == 0;
+#pragma unroll 4
+            for (int k = 0; k < K; ++k) {
+                if (uint8_t* d = s_row[k]) {
+                    reinterpret_cast<uint4*>(d)[c] = q;
+                    if (lead) s_sc[k][c / 8] = scale;
+                }
+            }
+            if (stage) {
+                sx[c] = q;
+                if (lead) ss[c / 8] = scale;
+            }
+        }
+    } else {
+        const int n8 = l.H / 8;  // a thread per 8 channels (16 bytes)
+        for (int c = threadIdx.x, i = 0; c < n8; c += blockDim.x, ++i) {
+            const uint4 w = have_pf && i < 2 ? pf.w[i] : __ldg(xt + c);
+#pragma unroll 4
+            for (int k = 0; k < K; ++k)
+                if (uint8_t* d = s_row[k]) reinterpret_cast<uint4*>(d)[c] = w;
+            if (stage) sx[c] = w;
+        }
+    }
+    if (!stage) return;
+    __syncthreads();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int k = warp; k < K; k += kWarps) {
+        if (ent[k] < 0 || s_row[k]) continue;
+        const int pe = s_pe[k];
+        const size_t slot = static_cast<size_t>(s_slot[k]);
+        shmemx_putmem_nbi_warp(v.recv_x(l) + slot * row, sx, row, pe);
+        if (l.G) shmemx_putmem_nbi_warp(v.recv_scales(l) + slot * l.G, ss, l.G * sizeof(float), pe);
+        if (lane == 0) {
+            int64_t* d = reinterpret_cast<int64_t*>(v.recv_src(l) + slot);
+            shmem_int64_p(d, static_cast<int64_t>(static_cast<uint32_t>(l.me)) | static_cast<int64_t>(t) << 32, pe);
+            shmem_int64_p(d + 1, static_cast<int64_t>(static_cast<uint32_t>(k)) | static_cast<int64_t>(round) << 32, pe);
+        }
+    }
+}
+
+// The first bad entry of row t of topk_idx (t * K + k), or INT_MAX: < -1, >= E, or an expert
+// already in the row (reported at its second entry). The row's loads are all issued first.
+template <class Idx>
+__device__ inline int first_bad_in_row(const Idx* idx, int t, int K, int E) {
+    long long e[kMaxK];
+#pragma unroll
+    for (int k = 0; k < kMaxK; ++k) e[k] = k < K ? static_cast<long long>(idx[static_cast<size_t>(t) * K + k]) : -1;
+    int bad = INT_MAX;
+#pragma unroll
+    for (int k = kMaxK - 1; k >= 0; --k) {  // the lowest k wins
+        if (k >= K) continue;
+        bool b = e[k] < -1 || e[k] >= E;
+#pragma unroll
+        for (int i = 0; i < k; ++i) b |= e[k] >= 0 && e[i] == e[k] && e[i] >= -1 && e[i] < E;
+        if (b) bad = t * K + k;
+    }
+    return bad;
+}
+
 // Dispatch send (and, with fuse_recv, its receive in the last block to finish).
 template <class Idx>
-__global__ void __launch_bounds__(kThreads) dispatch_send(Args a, const uint16_t* x, const Idx* idx, int T, int poison,
-                                                          int fuse_recv) {
+__global__ void __launch_bounds__(kThreads, 1) dispatch_send(Args a, const uint16_t* x, const Idx* idx, int T, int poison,
+                                                             int fuse_recv) {
     const Layout& l = a.l;
     const View v{a.base};
     LocalState* st = v.local(l);
@@ -155,52 +313,50 @@ __global__ void __launch_bounds__(kThreads) dispatch_send(Args a, const uint16_t
     const uint64_t round = *reinterpret_cast<volatile uint64_t*>(&st->round) + 1;
     const int parity = static_cast<int>(round & 1);
     __shared__ int s_bad, s_last;
-    __shared__ int s_cnt[kMaxExperts];
-    __shared__ int s_base[kMaxExperts];
+    extern __shared__ int s_experts[];  // [2][E]: this block's entries per expert, its first row there
+    int* s_cnt = s_experts;
+    int* s_base = s_experts + l.E;
     __shared__ int s_ent[kMaxEntries];
     __shared__ int s_rank[kMaxEntries];
-    __shared__ int s_idx[kCheckChunk];
+    KISHMEM_EP_PROF(kProfDispatch, round, 0);
+    KISHMEM_EP_PROF(kProfDispatch, round, 5);
+    const int K = l.K;
+    const int per = (T + gridDim.x - 1) / gridDim.x, t0 = blockIdx.x * per, t1 = min(T, t0 + per);
+    const int n = t0 < t1 ? (t1 - t0) * K : 0;
+    const bool have_pf = !poison && t0 < t1;
+    const Prefetch pf = have_pf ? prefetch_row(l, x + static_cast<size_t>(t0) * l.H) : Prefetch{};
     if (threadIdx.x == 0) s_bad = INT_MAX;
-    __syncthreads();
-    // 1. Every block checks every row (so that no block sends when any entry is bad): the
-    //    first bad entry in row-major order, < -1, >= E, or a repeat within its row.
-    const int K = l.K, nall = T * K, chunk = kCheckChunk / K * K;
-    for (int c0 = 0; c0 < nall; c0 += chunk) {
-        const int cn = min(chunk, nall - c0);
-        for (int j = threadIdx.x; j < cn; j += 4 * kThreads) {
-            long long e[4];
-#pragma unroll
-            for (int u = 0; u < 4; ++u) e[u] = j + u * kThreads < cn ? static_cast<long long>(idx[c0 + j + u * kThreads]) : -1;
-#pragma unroll
-            for (int u = 0; u < 4; ++u) {
-                if (j + u * kThreads >= cn) break;
-                const bool bad = e[u] < -1 || e[u] >= l.E;
-                s_idx[j + u * kThreads] = bad ? -2 : static_cast<int>(e[u]);
-                if (bad) atomicMin(&s_bad, c0 + j + u * kThreads);
+    // 1. This block's entries, ranked within their expert, and one fetch-add per (block, expert)
+    //    at the expert's PE. With few entries each thread scans them (no barrier before the
+    //    fetch-adds, whose round trips then overlap the check); else shared atomics. Entries out
+    //    of range are left out (the check reports them). A bad round sends no row, and every
+    //    receiver drops its counts.
+    const Idx* my = idx + static_cast<size_t>(t0) * K;
+    constexpr int kScan = 64;
+    int fe = -1, fv = 0;
+    if (n <= kScan) {
+        if (threadIdx.x < n) {
+            const int j = threadIdx.x;
+            const long long ej = static_cast<long long>(my[j]);
+            const int e = ej >= 0 && ej < l.E ? static_cast<int>(ej) : -1;
+            int rank = 0, cnt = 0;
+            for (int i = 0; i < n; ++i) {
+                const bool same = static_cast<long long>(my[i]) == ej;
+                rank += same && i < j;
+                cnt += same;
+            }
+            s_ent[j] = e;
+            s_rank[j] = rank;
+            if (e >= 0 && rank == 0 && !poison) {
+                fe = e;
+                fv = shmem_int_atomic_fetch_add(v.counter(l) + parity * l.L + e % l.L, cnt, pe_of[e / l.L]);
             }
         }
-        __syncthreads();
-        for (int j = threadIdx.x; j < cn; j += kThreads) {
-            const int e = s_idx[j];
-            if (e < 0) continue;
-            for (int i = j - j % K; i < j; ++i)
-                if (s_idx[i] == e) {
-                    atomicMin(&s_bad, c0 + j);
-                    break;
-                }
-        }
-        __syncthreads();
-    }
-    const bool bad = poison || s_bad != INT_MAX;
-    const int per = (T + gridDim.x - 1) / gridDim.x, t0 = blockIdx.x * per, t1 = min(T, t0 + per);
-    if (!bad && t0 < t1) {
-        // 2. This block's entries: rank within its expert (shared atomics), one fetch-add per expert.
-        const int n = (t1 - t0) * K;
-        const Idx* my = idx + static_cast<size_t>(t0) * K;
+    } else {
         for (int j = threadIdx.x; j < n; j += kThreads) {
-            const int e = static_cast<int>(my[j]);
-            s_ent[j] = e;
-            if (e >= 0) s_cnt[e] = 0;
+            const long long e = static_cast<long long>(my[j]);
+            s_ent[j] = e >= 0 && e < l.E ? static_cast<int>(e) : -1;
+            if (s_ent[j] >= 0) s_cnt[s_ent[j]] = 0;
         }
         __syncthreads();
         for (int j = threadIdx.x; j < n; j += kThreads)
@@ -208,60 +364,35 @@ __global__ void __launch_bounds__(kThreads) dispatch_send(Args a, const uint16_t
         __syncthreads();
         for (int j = threadIdx.x; j < n; j += kThreads) {
             const int e = s_ent[j];
-            if (e >= 0 && s_rank[j] == 0)
+            if (e >= 0 && s_rank[j] == 0 && !poison)
                 s_base[e] = shmem_int_atomic_fetch_add(v.counter(l) + parity * l.L + e % l.L, s_cnt[e], pe_of[e / l.L]);
         }
-        __syncthreads();
-        // 3. A warp per (token, k): the row (quantized on the way for FP8), its scales, its SrcInfo.
-        const size_t row = static_cast<size_t>(l.H) * l.xb;
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        for (int j = warp; j < n; j += kWarps) {
-            const int t = t0 + j / K, k = j % K, e = s_ent[j];
-            if (lane == 0) v.sent(l)[static_cast<size_t>(t) * K + k] = e >= 0;
-            if (e < 0) continue;
-            const int pe = pe_of[e / l.L];
-            const size_t slot = static_cast<size_t>(e % l.L) * l.R + s_base[e] + s_rank[j];
-            const uint16_t* xt = x + static_cast<size_t>(t) * l.H;
-            if (char* pb = static_cast<char*>(shmem_ptr(a.base, pe))) {
-                const View pv{pb};
-                if (l.G) quantize_row(xt, pv.recv_x(l) + slot * row, pv.recv_scales(l) + slot * l.G, l.H);
-                else copy_row(reinterpret_cast<const uint4*>(xt), reinterpret_cast<uint4*>(pv.recv_x(l) + slot * row), l.H / 8);
-                if (lane == 0)
-                    *reinterpret_cast<int4*>(pv.recv_src(l) + slot) = make_int4(l.me, t, k, static_cast<int>(round));
-            } else {
-                // Staged in this PE's heap (every warp of token t writes the same bytes), then put.
-                uint8_t* sx = v.send_x(l) + t * row;
-                float* ss = v.send_scales(l) + static_cast<size_t>(t) * l.G;
-                if (l.G) quantize_row(xt, sx, ss, l.H);
-                else copy_row(reinterpret_cast<const uint4*>(xt), reinterpret_cast<uint4*>(sx), l.H / 8);
-                __syncwarp();
-                shmemx_putmem_nbi_warp(v.recv_x(l) + slot * row, sx, row, pe);
-                if (l.G) shmemx_putmem_nbi_warp(v.recv_scales(l) + slot * l.G, ss, l.G * sizeof(float), pe);
-                if (lane == 0) {
-                    int64_t* d = reinterpret_cast<int64_t*>(v.recv_src(l) + slot);
-                    shmem_int64_p(d, static_cast<int64_t>(static_cast<uint32_t>(l.me)) | static_cast<int64_t>(t) << 32, pe);
-                    shmem_int64_p(d + 1, static_cast<int64_t>(static_cast<uint32_t>(k)) | static_cast<int64_t>(round) << 32, pe);
-                }
-            }
-        }
     }
-    // 4. The last block to finish (after every block's quiet) sets disp_flag[me] on every PE.
+    // 2. Every block checks every row (so that no block sends when any entry is bad), a thread
+    //    per row: the first bad entry in row-major order.
+    int bad_at = INT_MAX;
+    for (int t = threadIdx.x; t < T; t += kThreads) bad_at = min(bad_at, first_bad_in_row(idx, t, K, l.E));
+    if (bad_at != INT_MAX) atomicMin(&s_bad, bad_at);
     __syncthreads();
+    KISHMEM_EP_PROF(kProfDispatch, round, 1);
+    if (fe >= 0) s_base[fe] = fv;
+    __syncthreads();
+    KISHMEM_EP_PROF(kProfDispatch, round, 2);
+    const bool bad = poison || s_bad != INT_MAX;
+    // 3. The rows, a token at a time.
+    if (!bad)
+        for (int t = t0; t < t1; ++t)
+            send_token(a, x, t, s_ent + (t - t0) * K, s_rank + (t - t0) * K, s_base, round, pf, have_pf && t == t0);
+    __syncthreads();
+    KISHMEM_EP_PROF(kProfDispatch, round, 3);
+    // 4. Arrival at every PE (the flag word carries the bad-input bit).
     if (threadIdx.x == 0) {
         if (blockIdx.x == 0 && s_bad != INT_MAX && !poison) {
             const long long e = static_cast<long long>(idx[s_bad]);
             record_error(a.err, e < -1 || e >= l.E ? kErrIndex : kErrDuplicate, s_bad / K, s_bad % K, -1, e);
         }
-        shmem_quiet();
-        __threadfence();
-        s_last = atomicAdd(&st->done_dispatch, 1u) == gridDim.x - 1;
-        if (s_last) {
-            __threadfence();
-            const uint64_t f = round | (bad ? kBadInputBit : 0);
-            for (int r = 0; r < l.npes; ++r) shmem_uint64_p(v.disp_flag(l) + l.me, f, pe_of[r]);
-            shmem_quiet();
-            st->done_dispatch = 0;
-        }
+        s_last = arrive_all(a, kDispatch, v.disp_flag(l) + l.me, round | (bad ? kBadInputBit : 0), &st->done_dispatch, false);
+        KISHMEM_EP_PROF(kProfDispatch, round, 4);
     }
     __syncthreads();
     if (fuse_recv && s_last) dispatch_finish(a);
@@ -270,107 +401,184 @@ __global__ void __launch_bounds__(kThreads) dispatch_send(Args a, const uint16_t
 // The receive hook of dispatch: one block.
 __global__ void dispatch_recv(Args a) { dispatch_finish(a); }
 
-// Combine send: a warp per received row, to its sender's comb_recv[t][k]. Rows whose PE is not
-// mapped go through this warp's staging row (the put source must be in the heap there).
-__global__ void __launch_bounds__(kThreads) combine_send(Args a, const uint16_t* eo) {
+// Combine's send part, by every block of the kernel. eo_off: expert_out - this PE's block
+// (in the symmetric heap), or kNoOff: pushed. Mapped receivers of a symmetric expert_out are
+// told where it is by block 0 at once (they pull); the rest get the rows in comb_recv.
+constexpr long long kNoOff = LLONG_MIN;
+__device__ inline void combine_push(const Args& a, const uint16_t* eo, long long eo_off, uint64_t round) {
     const Layout& l = a.l;
     const View v{a.base};
     LocalState* st = v.local(l);
     const int* pe_of = v.pe_of(l);
-    const uint64_t round = st->round;
+    const bool pull = eo_off != kNoOff;
     __shared__ int s_pre[kMaxExperts + 1];
-    for (int le = threadIdx.x; le < l.L; le += kThreads) s_pre[le + 1] = v.recv_count(l)[le];
-    __syncthreads();
+    __shared__ int s_unmapped;
+    KISHMEM_EP_PROF(kProfCombineSend, round, 0);
+    KISHMEM_EP_PROF(kProfCombineSend, round, 4);
     if (threadIdx.x == 0) {
-        s_pre[0] = 0;
-        for (int le = 0; le < l.L; ++le) s_pre[le + 1] += s_pre[le];
-    }
-    __syncthreads();
-    const int n = s_pre[l.L], warp = threadIdx.x / 32;
-    const int gw = blockIdx.x * kWarps + warp, nw = gridDim.x * kWarps;
-    const size_t bytes = static_cast<size_t>(l.H) * 2;
-    for (int item = gw; item < n; item += nw) {
-        int lo = 0, hi = l.L - 1;  // the expert whose rows hold item: s_pre[lo] <= item < s_pre[lo + 1]
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (s_pre[mid] <= item) lo = mid;
-            else hi = mid - 1;
-        }
-        const size_t slot = static_cast<size_t>(lo) * l.R + (item - s_pre[lo]);
-        const SrcInfo s = v.recv_src(l)[slot];
-        const int pe = pe_of[s.pe];
-        uint16_t* dst = v.comb_recv(l) + (static_cast<size_t>(s.token) * l.K + s.k) * l.H;
-        const uint16_t* src = eo + slot * l.H;
-        if (void* pd = shmem_ptr(dst, pe)) {
-            copy_row(reinterpret_cast<const uint4*>(src), static_cast<uint4*>(pd), l.H / 8);
-        } else {
-            uint16_t* stage = v.stage(l) + static_cast<size_t>(gw % l.stage_rows) * l.H;
-            copy_row(reinterpret_cast<const uint4*>(src), reinterpret_cast<uint4*>(stage), l.H / 8);
-            __syncwarp();
-            shmemx_putmem_warp(dst, stage, bytes, pe);  // blocking: the row is reused next
-        }
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        shmem_quiet();
-        __threadfence();
-        if (atomicAdd(&st->done_combine, 1u) == gridDim.x - 1) {
-            __threadfence();
-            for (int r = 0; r < l.npes; ++r) shmem_uint64_p(v.comb_flag(l) + l.me, round, pe_of[r]);
+        s_unmapped = 0;
+        for (int r = 0; r < l.npes; ++r) s_unmapped |= shmem_ptr(a.base, pe_of[r]) == nullptr;
+        if (blockIdx.x == 0) st->pulled = pull;
+        if (pull && blockIdx.x == 0) {  // expert_out is complete (stream order): visible before the words
             shmem_quiet();
-            st->done_combine = 0;
+            uint64_t* arrive = v.arrive(l) + kCombine * l.npes + l.me;
+            for (int r = 0; r < l.npes; ++r) {
+                const int pe = pe_of[r];
+                if (!shmem_ptr(a.base, pe)) continue;
+                shmem_uint64_p(v.comb_off(l) + l.me, static_cast<uint64_t>(eo_off) + kOffBias, pe);
+                shmem_uint64_p(v.comb_flag(l) + l.me, round, pe);
+                shmem_fence();
+                shmem_uint64_atomic_add(arrive, kArriveUnit, pe);
+            }
+        }
+    }
+    for (int le = threadIdx.x; le < l.L; le += blockDim.x) s_pre[le + 1] = v.recv_count(l)[le];
+    __syncthreads();
+    const bool rows = !pull || s_unmapped;
+    if (rows) {
+        if (threadIdx.x == 0) {
+            s_pre[0] = 0;
+            for (int le = 0; le < l.L; ++le) s_pre[le + 1] += s_pre[le];
+        }
+        __syncthreads();
+        KISHMEM_EP_PROF(kProfCombineSend, round, 1);
+        const int n = s_pre[l.L], warp = threadIdx.x / 32;
+        const int gw = blockIdx.x * (blockDim.x / 32) + warp, nw = gridDim.x * (blockDim.x / 32);
+        // Mapped receivers by every warp (none when they pull); the others through the staging
+        // rows, one per warp, by the first stage_rows warps.
+        const int step_remote = nw < l.stage_rows ? nw : l.stage_rows;
+        for (int pass = 0; pass < 2; ++pass) {
+            const bool remote = pass == 1;
+            if (remote && (!s_unmapped || gw >= step_remote)) break;
+            if (!remote && pull) continue;
+            for (int item = gw; item < n; item += remote ? step_remote : nw) {
+                int lo = 0, hi = l.L - 1;  // the expert whose rows hold item: s_pre[lo] <= item < s_pre[lo + 1]
+                while (lo < hi) {
+                    const int mid = (lo + hi + 1) / 2;
+                    if (s_pre[mid] <= item) lo = mid;
+                    else hi = mid - 1;
+                }
+                const size_t slot = static_cast<size_t>(lo) * l.R + (item - s_pre[lo]);
+                const SrcInfo s = v.recv_src(l)[slot];
+                const int pe = pe_of[s.pe];
+                uint16_t* dst = v.comb_recv(l) + (static_cast<size_t>(s.token) * l.K + s.k) * l.H;
+                const uint16_t* src = eo + slot * l.H;
+                void* pd = shmem_ptr(dst, pe);
+                if (!remote && pd) {
+                    copy_row(reinterpret_cast<const uint4*>(src), static_cast<uint4*>(pd), l.H / 8);
+                } else if (remote && !pd) {
+                    uint16_t* stage = v.stage(l) + static_cast<size_t>(gw) * l.H;
+                    copy_row(reinterpret_cast<const uint4*>(src), reinterpret_cast<uint4*>(stage), l.H / 8);
+                    __syncwarp();
+                    shmemx_putmem_warp(dst, stage, static_cast<size_t>(l.H) * 2, pe);  // blocking: the row is reused next
+                }
+            }
+        }
+    }
+    __syncthreads();
+    KISHMEM_EP_PROF(kProfCombineSend, round, 2);
+    if (threadIdx.x == 0 && rows) arrive_all(a, kCombine, v.comb_flag(l) + l.me, round, &st->done_combine, pull);
+    KISHMEM_EP_PROF(kProfCombineSend, round, 3);
+}
+
+// Combine's receive, by every block of the kernel: waits for every sender, then a block per
+// token and a thread per 8 channels: out[t] = sum_k w[t][k] * row(t, k) (fused multiply-adds in
+// k order, as the CPU form), row (t, k) read from the expert's PE (pull) or from comb_recv.
+__device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* out, int T) {
+    const Layout& l = a.l;
+    const View v{a.base};
+    const uint64_t round = v.local(l)->round;
+    __shared__ const uint4* s_src[kMaxK];
+    __shared__ float s_w[kMaxK];
+    KISHMEM_EP_PROF(kProfCombineRecv, round, 0);
+    KISHMEM_EP_PROF(kProfCombineRecv, round, 3);
+    wait_arrivals(a, kCombine, round);
+    KISHMEM_EP_PROF(kProfCombineRecv, round, 1);
+    const int bad_from = first_bad_sender(a, v.comb_flag(l));  // a PE that refused its combine (gpu_refuse.cu)
+    if (bad_from >= 0 && blockIdx.x == 0 && threadIdx.x == 0)
+        record_error(a.err, kErrPeerBadCombine, -1, -1, bad_from, static_cast<long long>(round));
+    const int K = l.K, C = l.H / 8;
+    for (int t = bad_from >= 0 ? T : blockIdx.x; t < T; t += gridDim.x) {
+        if (threadIdx.x < K) {
+            const int k = threadIdx.x;
+            const size_t j = static_cast<size_t>(t) * K + k;
+            const Entry en = v.entry(l)[j];
+            const uint4* src = nullptr;
+            if (en.rank >= 0) {
+                const uint64_t off = *reinterpret_cast<volatile uint64_t*>(v.comb_off(l) + en.rank);
+                const int pe = v.pe_of(l)[en.rank];
+                char* peer_eo = off ? static_cast<char*>(shmem_ptr(a.base + static_cast<long long>(off - kOffBias), pe)) : nullptr;
+                src = peer_eo ? reinterpret_cast<const uint4*>(peer_eo) + static_cast<size_t>(en.slot) * C
+                              : reinterpret_cast<const uint4*>(v.comb_recv(l) + j * l.H);
+            }
+            s_src[k] = src;
+            s_w[k] = src ? w[j] : 0.0f;
+        }
+        __syncthreads();
+        for (int c = threadIdx.x; c < C; c += blockDim.x) {
+            float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            for (int k0 = 0; k0 < K; k0 += 8) {
+                uint4 raw[8];
+#pragma unroll
+                for (int u = 0; u < 8; ++u)
+                    if (k0 + u < K && s_src[k0 + u]) raw[u] = __ldcg(s_src[k0 + u] + c);
+#pragma unroll
+                for (int u = 0; u < 8; ++u) {
+                    if (k0 + u >= K || !s_src[k0 + u]) continue;
+                    const float wk = s_w[k0 + u];
+                    const uint32_t wd[4] = {raw[u].x, raw[u].y, raw[u].z, raw[u].w};
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) {
+                        acc[2 * i] = __fmaf_rn(wk, bf16_to_float(wd[i] & 0xffff), acc[2 * i]);
+                        acc[2 * i + 1] = __fmaf_rn(wk, bf16_to_float(wd[i] >> 16), acc[2 * i + 1]);
+                    }
+                }
+            }
+            uint4 o;
+            o.x = float_to_bf16(acc[0]) | static_cast<uint32_t>(float_to_bf16(acc[1])) << 16;
+            o.y = float_to_bf16(acc[2]) | static_cast<uint32_t>(float_to_bf16(acc[3])) << 16;
+            o.z = float_to_bf16(acc[4]) | static_cast<uint32_t>(float_to_bf16(acc[5])) << 16;
+            o.w = float_to_bf16(acc[6]) | static_cast<uint32_t>(float_to_bf16(acc[7])) << 16;
+            reinterpret_cast<uint4*>(out + static_cast<size_t>(t) * l.H)[c] = o;
+        }
+        __syncthreads();
+    }
+    KISHMEM_EP_PROF(kProfCombineRecv, round, 2);
+    // Reading is over: the last block acknowledges it to every mapped PE, and where this PE's
+    // expert_out was read in place, waits for every PE's acknowledgement (the caller may
+    // overwrite expert_out once the call is done on the stream).
+    if (threadIdx.x == 0) {
+        LocalState* st = v.local(l);
+        const int* pe_of = v.pe_of(l);
+        __threadfence();
+        if (atomicAdd(&st->done_read, 1u) == gridDim.x - 1) {
+            st->done_read = 0;
+            uint64_t* ack = v.arrive(l) + kRead * l.npes;
+            for (int r = 0; r < l.npes; ++r)
+                if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_atomic_add(ack + l.me, kArriveUnit, pe_of[r]);
+            if (st->pulled)
+                for (int r = 0; r < l.npes; ++r)
+                    if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_wait_until(ack + r, SHMEM_CMP_GE, round * kArriveUnit);
         }
     }
 }
 
-// The receive hook of combine: every block waits for every sender, then a thread per 8
-// channels of a token: out[t] = sum_k w[t][k] * comb_recv[t][k] (fused multiply-adds in k
-// order, as the CPU form), the token's K rows loaded together (8 at a time).
+// Combine send only (a send_only call; its hook is combine_recv).
+__global__ void __launch_bounds__(kThreads, 1) combine_send(Args a, const uint16_t* eo, long long eo_off) {
+    combine_push(a, eo, eo_off, View{a.base}.local(a.l)->round);
+}
+
+// The receive hook of combine.
 __global__ void __launch_bounds__(kRecvThreads) combine_recv(Args a, const float* w, uint16_t* out, int T) {
-    const Layout& l = a.l;
-    const View v{a.base};
-    const uint64_t round = v.local(l)->round;
-    for (int r = threadIdx.x; r < l.npes; r += blockDim.x)
-        shmem_uint64_wait_until(v.comb_flag(l) + r, SHMEM_CMP_GE, round);
-    __syncthreads();
-    const int K = l.K, C = l.H / 8;
-    const uint8_t* sent = v.sent(l);
-    const uint16_t* in = v.comb_recv(l);
-    const size_t items = static_cast<size_t>(T) * C;
-    for (size_t it = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; it < items;
-         it += static_cast<size_t>(gridDim.x) * blockDim.x) {
-        const int t = static_cast<int>(it / C), c = static_cast<int>(it % C);
-        const size_t j0 = static_cast<size_t>(t) * K;
-        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (int k0 = 0; k0 < K; k0 += 8) {
-            uint4 raw[8];
-            float wk[8];
-            bool on[8];
-#pragma unroll
-            for (int u = 0; u < 8; ++u) {
-                const int k = k0 + u;
-                on[u] = k < K && sent[j0 + k];
-                wk[u] = on[u] ? w[j0 + k] : 0.0f;
-                if (k < K) raw[u] = __ldcg(reinterpret_cast<const uint4*>(in + (j0 + k) * l.H) + c);
-            }
-#pragma unroll
-            for (int u = 0; u < 8; ++u) {
-                if (!on[u]) continue;
-                const uint32_t wd[4] = {raw[u].x, raw[u].y, raw[u].z, raw[u].w};
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    acc[2 * i] = __fmaf_rn(wk[u], bf16_to_float(wd[i] & 0xffff), acc[2 * i]);
-                    acc[2 * i + 1] = __fmaf_rn(wk[u], bf16_to_float(wd[i] >> 16), acc[2 * i + 1]);
-                }
-            }
-        }
-        uint4 o;
-        o.x = float_to_bf16(acc[0]) | static_cast<uint32_t>(float_to_bf16(acc[1])) << 16;
-        o.y = float_to_bf16(acc[2]) | static_cast<uint32_t>(float_to_bf16(acc[3])) << 16;
-        o.z = float_to_bf16(acc[4]) | static_cast<uint32_t>(float_to_bf16(acc[5])) << 16;
-        o.w = float_to_bf16(acc[6]) | static_cast<uint32_t>(float_to_bf16(acc[7])) << 16;
-        reinterpret_cast<uint4*>(out + static_cast<size_t>(t) * l.H)[c] = o;
-    }
+    combine_reduce(a, w, out, T);
+}
+
+// Combine in one kernel: send, then receive. Every block waits for every sender, so the blocks
+// stay within SMs / PEs (PEs may share the GPU): the other PEs' blocks keep room.
+__global__ void __launch_bounds__(kRecvThreads) combine_all(Args a, const uint16_t* eo, long long eo_off, const float* w,
+                                                            uint16_t* out, int T) {
+    combine_push(a, eo, eo_off, View{a.base}.local(a.l)->round);
+    combine_reduce(a, w, out, T);
 }
 
 }  // namespace kishmem::ep::gpu

@@ -10,7 +10,7 @@ int GpuPath::init(Buffer&) { return kNoGpu; }
 void GpuPath::fini(Buffer&) {}
 int GpuPath::dispatch_send(Buffer&, cudaStream_t, const void*, const void*, bool, int, bool, bool) { return kNoGpu; }
 int GpuPath::dispatch_recv(Buffer&, cudaStream_t) { return kNoGpu; }
-int GpuPath::combine_send(Buffer&, cudaStream_t, const void*) { return kNoGpu; }
+int GpuPath::combine_send(Buffer&, cudaStream_t, const void*, const float*, void*, int, bool) { return kNoGpu; }
 int GpuPath::combine_recv(Buffer&, cudaStream_t, const float*, void*, int) { return kNoGpu; }
 int GpuPath::combine_bad_input(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::check(Buffer&, cudaStream_t) { return kOk; }

@@ -2,7 +2,10 @@
 // synchronizes, allocates or reads device memory during dispatch/combine (graph capturable);
 // only create (init) and check synchronize.
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "gpu_kernels.cuh"
 
@@ -64,15 +67,48 @@ int GpuPath::init(Buffer& b) {
     const void* fns[] = {reinterpret_cast<const void*>(gpu::dispatch_send<int32_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_send<int64_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_recv), reinterpret_cast<const void*>(gpu::combine_send),
-                         reinterpret_cast<const void*>(gpu::combine_recv)};
+                         reinterpret_cast<const void*>(gpu::combine_recv), reinterpret_cast<const void*>(gpu::combine_all)};
     for (const void* f : fns) cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
     cudaGetLastError();
     zero_device(b.base_, b.layout_.total);
     return kOk;
 }
 
+#if defined(KISHMEM_EP_PROFILE)
+// Each stage's median time after the kernel's earliest block started, over the rounds [lo, hi).
+static void prof_report(int lo, int hi, const char* label) {
+    static unsigned long long p[gpu::kProfKinds][gpu::kProfRounds][gpu::kProfStages];
+    if (cudaMemcpyFromSymbol(p, gpu::g_prof, sizeof p) != cudaSuccess) return;
+    const char* kinds[] = {"dispatch", "combine_send", "combine_recv"};
+    for (int k = 0; k < gpu::kProfKinds; ++k) {
+        std::string line;
+        char m[96];
+        for (int st = 1; st < gpu::kProfStages; ++st) {
+            std::vector<double> d;
+            for (int r = lo; r < hi && r < gpu::kProfRounds; ++r)
+                if (p[k][r][0] && p[k][r][st]) d.push_back((p[k][r][st] - ~p[k][r][0]) * 1e-3);
+            if (d.empty()) continue;
+            std::sort(d.begin(), d.end());
+            std::snprintf(m, sizeof m, " s%d=%.1f", st, d[d.size() / 2]);
+            line += m;
+        }
+        std::vector<long long> starts;
+        for (int r = lo + 10; r < lo + 14 && r < hi; ++r) starts.push_back(static_cast<long long>(~p[k][r][0] % 1000000000ull));
+        for (long long v : starts) {
+            std::snprintf(m, sizeof m, " t%lld", v);
+            line += m;
+        }
+        std::printf("ep-prof PE %d %s %s:%s\n", shmem_my_pe(), label, kinds[k], line.c_str());
+    }
+}
+#endif
+
 void GpuPath::fini(Buffer& b) {
     cudaDeviceSynchronize();
+#if defined(KISHMEM_EP_PROFILE)
+    prof_report(4, 53, "plain");
+    prof_report(57, 105, "hook");
+#endif
     if (b.err_host_) cudaFreeHost(b.err_host_);
     b.err_host_ = b.err_ = nullptr;
 }
@@ -92,8 +128,9 @@ int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void*
     const gpu::Args a = KISHMEM_EP_ARGS(b);
     const auto* xs = static_cast<const uint16_t*>(x);
     const int f = fuse_recv ? 1 : 0;
-    if (idx64) gpu::dispatch_send<int64_t><<<b.sms_, gpu::kThreads, 0, s>>>(a, xs, static_cast<const int64_t*>(idx), T, poison, f);
-    else gpu::dispatch_send<int32_t><<<b.sms_, gpu::kThreads, 0, s>>>(a, xs, static_cast<const int32_t*>(idx), T, poison, f);
+    const size_t smem = 2 * sizeof(int) * static_cast<size_t>(b.layout_.E);  // per-expert counts and first rows
+    if (idx64) gpu::dispatch_send<int64_t><<<b.sms_, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int64_t*>(idx), T, poison, f);
+    else gpu::dispatch_send<int32_t><<<b.sms_, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int32_t*>(idx), T, poison, f);
     const int rc = launched(b, "dispatch");
     return rc != kOk ? rc : poison ? kBadArgument : kOk;
 }
@@ -103,20 +140,40 @@ int GpuPath::dispatch_recv(Buffer& b, cudaStream_t s) {
     return launched(b, "dispatch_recv");
 }
 
-int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo) {
-    gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(KISHMEM_EP_ARGS(b), static_cast<const uint16_t*>(eo));
+namespace {
+
+// Blocks of a kernel whose blocks all wait for every PE: a block per 1-2 tokens, within
+// num_sms and SMs / PEs, so that the blocks of all PEs sharing the GPU fit together.
+int waiting_blocks(int sms, int dev_sms, int npes, int T) {
+    long cap = sms;
+    if (dev_sms > 0 && dev_sms / npes < cap) cap = dev_sms / npes;
+    return static_cast<int>(T < 1 ? 1 : T < cap ? T : cap < 1 ? 1 : cap);
+}
+
+// expert_out's offset from the buffer's block when all of it is symmetric (16-byte aligned):
+// token PEs that map this PE then read it in place; else kNoOff (rows are pushed).
+long long expert_out_offset(const Layout& l, const char* base, const void* eo) {
+    const size_t bytes = static_cast<size_t>(l.L) * l.R * l.H * 2;
+    const char* p = static_cast<const char*>(eo);
+    const int me = shmem_my_pe();
+    if ((reinterpret_cast<uintptr_t>(p) & 15) != 0 || !shmem_addr_accessible(p, me) || !shmem_addr_accessible(p + bytes - 1, me))
+        return gpu::kNoOff;
+    return p - base;
+}
+
+}  // namespace
+
+int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float* w, void* out, int T, bool fuse_recv) {
+    const auto* e = static_cast<const uint16_t*>(eo);
+    const long long off = expert_out_offset(b.layout_, b.base_, eo);
+    if (fuse_recv)
+        gpu::combine_all<<<waiting_blocks(b.sms_, b.dev_sms_, b.layout_.npes, T), gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), e, off, w, static_cast<uint16_t*>(out), T);
+    else gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(KISHMEM_EP_ARGS(b), e, off);
     return launched(b, "combine");
 }
 
 int GpuPath::combine_recv(Buffer& b, cudaStream_t s, const float* w, void* out, int T) {
-    // A thread per 8 channels of a token. Every block waits for the flags, so the blocks of all
-    // PEs together stay within one per SM (PEs may share the GPU): the other PEs' senders keep room.
-    const long items = static_cast<long>(T) * b.layout_.H / 8, need = (items + gpu::kRecvThreads - 1) / gpu::kRecvThreads;
-    long cap = b.sms_;
-    if (b.dev_sms_ > 0 && b.dev_sms_ / b.layout_.npes < cap) cap = b.dev_sms_ / b.layout_.npes;
-    if (cap < 1) cap = 1;
-    const int blocks = static_cast<int>(need < 1 ? 1 : need < cap ? need : cap);
-    gpu::combine_recv<<<blocks, gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), w, static_cast<uint16_t*>(out), T);
+    gpu::combine_recv<<<waiting_blocks(b.sms_, b.dev_sms_, b.layout_.npes, T), gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), w, static_cast<uint16_t*>(out), T);
     return launched(b, "combine_recv");
 }
 
@@ -143,7 +200,7 @@ int GpuPath::check(Buffer& b, cudaStream_t s) {
         std::fprintf(stderr, "kishmem: %s\n", msg.c_str());
         std::fflush(stderr);
     }
-    return copy.code == kErrPeerBad ? kPeerError : kBadArgument;
+    return copy.code == kErrPeerBad || copy.code == kErrPeerBadCombine ? kPeerError : kBadArgument;
 }
 
 }  // namespace kishmem::ep

@@ -1,7 +1,10 @@
 // The GPU form's answer to a bad call of combine or its hook (Buffer::refuse_combine): one
-// thread sets comb_flag[me] = round | kBadInputBit on every PE, in stream order after this PE's
-// earlier kernels (so no late flag of theirs overwrites it) and capturable. The receive kernel
-// of every peer sees the bit and records kErrPeerBadCombine instead of summing.
+// thread tells every PE what a combine send would have (gpu_kernels.cuh): comb_off[me] = 0
+// (nothing to read here), comb_flag[me] = round | kBadInputBit, then arrive[kCombine][me]
+// grows by kArriveUnit; and, reading nothing itself, it acknowledges (arrive[kRead][me]) to
+// every mapped PE as a finished receive does. In stream order after this PE's earlier kernels
+// (so no late word of theirs overwrites it) and capturable. The receive kernel of every peer
+// sees the bit and records kErrPeerBadCombine instead of summing.
 #include <cuda_runtime.h>
 #include <shmem.h>
 
@@ -13,7 +16,14 @@ namespace {
 __global__ void refuse_combine(Layout l, char* base) {
     const View v{base};
     const uint64_t flag = v.local(l)->round | kBadInputBit;
-    for (int r = 0; r < l.npes; ++r) shmem_uint64_p(v.comb_flag(l) + l.me, flag, v.pe_of(l)[r]);
+    for (int r = 0; r < l.npes; ++r) {
+        const int pe = v.pe_of(l)[r];
+        shmem_uint64_p(v.comb_off(l) + l.me, 0, pe);
+        shmem_uint64_p(v.comb_flag(l) + l.me, flag, pe);
+        shmem_fence();
+        shmem_uint64_atomic_add(v.arrive(l) + kArriveCombine * l.npes + l.me, kArriveUnit, pe);
+        if (shmem_ptr(base, pe)) shmem_uint64_atomic_add(v.arrive(l) + kArriveRead * l.npes + l.me, kArriveUnit, pe);
+    }
     shmem_quiet();
 }
 

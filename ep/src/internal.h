@@ -60,7 +60,9 @@ struct GpuPath {
     static int dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison,
                              bool fuse_recv);
     static int dispatch_recv(Buffer& b, cudaStream_t s);
-    static int combine_send(Buffer& b, cudaStream_t s, const void* expert_out);
+    // fuse_recv: one kernel sends and receives (combine without send_only)
+    static int combine_send(Buffer& b, cudaStream_t s, const void* expert_out, const float* weights, void* out, int T,
+                            bool fuse_recv);
     static int combine_recv(Buffer& b, cudaStream_t s, const float* weights, void* out, int T);
     // comb_flag[me] = round | kBadInputBit on every PE, stream-ordered (gpu_refuse.cu)
     static int combine_bad_input(Buffer& b, cudaStream_t s);

@@ -161,7 +161,11 @@ int main() {
     const int me = shmem_my_pe(), npes = shmem_n_pes();
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    for (Format f : {Format::fp8_e4m3, Format::bf16}) {
+    // Expert outputs in device memory (combine pushes the rows) and in the symmetric heap (token
+    // PEs that map the expert's PE read them in place), in both formats.
+    for (int placement = 0; placement < 4; ++placement) {
+        const Format f = placement % 2 ? Format::bf16 : Format::fp8_e4m3;
+        const bool symmetric = placement >= 2;
         const eptest::Shape s{24, 512, 4, 4 * npes, npes};
         Config c = eptest::config(s, f);
         c.num_sms = 5;  // more than one token per block, and a last block with fewer
@@ -175,7 +179,13 @@ int main() {
         CK(cudaMalloc(&d.x, static_cast<size_t>(s.T) * s.H * 2));
         CK(cudaMalloc(&d.idx, static_cast<size_t>(s.T) * s.K * 8));
         CK(cudaMalloc(&d.w, static_cast<size_t>(s.T) * s.K * 4));
-        CK(cudaMalloc(&d.eo, static_cast<size_t>(l.L) * l.R * s.H * 2));
+        const size_t eo_bytes = static_cast<size_t>(l.L) * l.R * s.H * 2;
+        if (symmetric) d.eo = static_cast<uint16_t*>(shmem_malloc(eo_bytes));
+        else CK(cudaMalloc(&d.eo, eo_bytes));
+        if (!d.eo) {
+            std::fprintf(stderr, "FAIL: PE %d: no memory for the expert outputs\n", me);
+            shmem_global_exit(1);
+        }
         CK(cudaMalloc(&d.out, static_cast<size_t>(s.T) * s.H * 2));
         int round = 1, bad = 0;
         for (int r = 1; r <= 6 && !bad; ++r, ++round) {
@@ -191,7 +201,8 @@ int main() {
         cudaFree(d.x);
         cudaFree(d.idx);
         cudaFree(d.w);
-        cudaFree(d.eo);
+        if (symmetric) shmem_free(d.eo);
+        else cudaFree(d.eo);
         cudaFree(d.out);
     }
     if (bad_input(st, false) || bad_input(st, true)) shmem_global_exit(1);

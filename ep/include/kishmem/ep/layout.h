@@ -21,11 +21,20 @@ struct alignas(16) SrcInfo {
     int32_t round;
 };
 
+// Where this PE's entry (t, k) went in the last dispatch (GPU form): the expert's team rank
+// (-1: not sent) and the row it took there (expert % L) * R + row.
+struct Entry {
+    int32_t rank;
+    int32_t slot;
+};
+
 // Words the kernels keep for themselves (local, never written by peers).
 struct LocalState {
     uint64_t round;          // dispatch rounds received so far (the hook of dispatch advances it)
-    uint32_t done_dispatch;  // blocks of the dispatch send kernel that finished (last one signals)
+    uint32_t done_dispatch;  // blocks of the dispatch send kernel that finished (the last one signals remote PEs)
     uint32_t done_combine;   // the same for combine
+    uint32_t pulled;         // GPU form: the last combine let the token PEs read expert_out in place
+    uint32_t done_read;      // blocks of the combine receive that finished reading (the last one acknowledges)
 };
 
 struct Layout {
@@ -44,7 +53,7 @@ struct Layout {
     Format fmt = Format::fp8_e4m3;
     // byte offsets from the start of the symmetric block
     size_t recv_x = 0, recv_scales = 0, recv_src = 0, recv_count = 0, counter = 0, disp_flag = 0, comb_flag = 0,
-           comb_recv = 0, send_x = 0, send_scales = 0, sent = 0, pe_of = 0, local = 0, stage = 0, total = 0;
+           arrive = 0, comb_off = 0, comb_recv = 0, entry = 0, send_x = 0, send_scales = 0, sent = 0, pe_of = 0, local = 0, stage = 0, total = 0;
 };
 
 KISHMEM_HD size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
@@ -64,14 +73,17 @@ KISHMEM_HD void carve(Layout& l) {
     take(l.counter, 2 * L * 4);         // counter      [2][L]         2*L*4       int: rows taken per local expert, per round parity
     take(l.disp_flag, P * 8);           // disp_flag    [npes]         npes*8      uint64: dispatch round sender p finished (bit 62: bad input)
     take(l.comb_flag, P * 8);           // comb_flag    [npes]         npes*8      uint64: combine round sender p finished
+    take(l.arrive, 3 * P * 8);          // arrive       [3][npes]      3*npes*8    uint64 (GPU form): per round PE p adds kArriveUnit (dispatch sent, combine sent, combine read)
+    take(l.comb_off, P * 8);            // comb_off     [npes]         npes*8      uint64 (GPU form): sender p's expert_out offset + kOffBias (pull), 0 (pushed)
     take(l.comb_recv, T * K * H * 2);   // comb_recv    [T][K][H]      T*K*H*2     bf16: expert output for my token t, entry k
     // -- local to each PE (same offsets, never written by peers) --
     take(l.recv_count, L * 4);          // recv_count   [L]            L*4         int: rows received per local expert
     take(l.send_x, T * H * l.xb);       // send_x       [T][H]         T*H*xb      my tokens, quantized (FP8) or copied (bf16)
     take(l.send_scales, T * G * 4);     // send_scales  [T][G]         T*(H/128)*4 float
     take(l.sent, T * K);                // sent         [T][K]         T*K         uint8: 1 where entry (t, k) was dispatched
+    take(l.entry, T * K * 8);           // entry        [T][K]         T*K*8       Entry (GPU form): the rank and row entry (t, k) went to
     take(l.pe_of, P * 4);               // pe_of        [npes]         npes*4      int: world PE of team rank r
-    take(l.local, sizeof(LocalState));  // local        LocalState     16
+    take(l.local, sizeof(LocalState));  // local        LocalState     24
     take(l.stage, l.stage_rows * H * 2);// stage        [rows][H]      rows*H*2    bf16: combine rows for peers reached only remotely
     l.total = o;
 }
@@ -86,6 +98,9 @@ struct View {
     KISHMEM_HD int* counter(const Layout& l) const { return reinterpret_cast<int*>(base + l.counter); }
     KISHMEM_HD uint64_t* disp_flag(const Layout& l) const { return reinterpret_cast<uint64_t*>(base + l.disp_flag); }
     KISHMEM_HD uint64_t* comb_flag(const Layout& l) const { return reinterpret_cast<uint64_t*>(base + l.comb_flag); }
+    KISHMEM_HD uint64_t* arrive(const Layout& l) const { return reinterpret_cast<uint64_t*>(base + l.arrive); }
+    KISHMEM_HD uint64_t* comb_off(const Layout& l) const { return reinterpret_cast<uint64_t*>(base + l.comb_off); }
+    KISHMEM_HD Entry* entry(const Layout& l) const { return reinterpret_cast<Entry*>(base + l.entry); }
     KISHMEM_HD uint16_t* comb_recv(const Layout& l) const { return reinterpret_cast<uint16_t*>(base + l.comb_recv); }
     KISHMEM_HD uint8_t* send_x(const Layout& l) const { return reinterpret_cast<uint8_t*>(base + l.send_x); }
     KISHMEM_HD float* send_scales(const Layout& l) const { return reinterpret_cast<float*>(base + l.send_scales); }
@@ -96,5 +111,8 @@ struct View {
 };
 
 constexpr uint64_t kBadInputBit = 1ull << 62;  // in a flag: the sender's input was bad, nothing was sent
+constexpr uint64_t kArriveUnit = 1ull << 20;   // what a sender adds to a receiver's arrive word per round
+enum ArriveKind : int { kArriveDispatch = 0, kArriveCombine = 1, kArriveRead = 2 };  // arrive[kind][sender]
+constexpr uint64_t kOffBias = 1ull << 62;      // comb_off: offset + kOffBias (offsets within the heap, either sign)
 
 }  // namespace kishmem::ep

@@ -1,0 +1,36 @@
+// Stage timestamps inside the GPU form's kernels, for finding where a call's time goes. Built
+// only with -DKISHMEM_EP_PROFILE (otherwise every macro is empty): each kernel stamps the GPU's
+// global timer per stage (earliest start, latest end over blocks) for its last 256 rounds, and
+// Buffer's destruction prints each stage's median time from the kernel's start.
+#pragma once
+
+#include <stdint.h>
+
+namespace kishmem::ep::gpu {
+
+enum ProfKind { kProfDispatch = 0, kProfCombineSend = 1, kProfCombineRecv = 2, kProfKinds = 3 };
+constexpr int kProfRounds = 256, kProfStages = 8;
+
+#if defined(KISHMEM_EP_PROFILE)
+__device__ unsigned long long g_prof[kProfKinds][kProfRounds][kProfStages];
+
+__device__ inline unsigned long long prof_now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+// Stage 0 keeps the earliest time (stored complemented, so that max finds it); others the latest.
+#define KISHMEM_EP_PROF(kind, round, stage)                                                                 \
+    do {                                                                                                    \
+        if (threadIdx.x == 0) {                                                                             \
+            const unsigned long long t_ = ::kishmem::ep::gpu::prof_now();                                   \
+            atomicMax(&::kishmem::ep::gpu::g_prof[kind][(round) % kProfRounds][stage], (stage) == 0 ? ~t_ : t_); \
+        }                                                                                                   \
+    } while (0)
+#else
+#define KISHMEM_EP_PROF(kind, round, stage) \
+    do {                                    \
+    } while (0)
+#endif
+
+}  // namespace kishmem::ep::gpu
