@@ -30,10 +30,10 @@ grep -E "kishmem:" "$RES/configure.log"
 cmake --build build-gpu -j"$(nproc)" --target cu_host gpu_rma gpu_threads gpu_remote gpu_coll gpu_hang gpu_nic_error gpu_nic_error_unchecked ep_gpu 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
   || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
 
-# ---- kernels that trap on purpose (an injected NIC error), before MPS: a trap under MPS can
+# ---- kernels that trap on purpose (an injected NIC or proxy error), before MPS: a trap under MPS can
 # take the MPS server down with it. Two PEs time-slice the GPU, which these tests allow.
 fails=0
-(cd build-gpu && ctest -R '^gpu\.nic_error' -j1) > "$RES/ctest_nic_error.txt" 2>&1 || fails=$((fails + 1))
+(cd build-gpu && ctest -R '^gpu\.(nic|proxy)_error' -j1) > "$RES/ctest_nic_error.txt" 2>&1 || fails=$((fails + 1))
 grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout" "$RES/ctest_nic_error.txt"
 
 # ---- private MPS daemon: several PEs on one GPU -------------------------------------------
@@ -46,7 +46,7 @@ trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; rm -rf "$T"' EXIT
 # The GPU tests as CTest knows them (tests/gpu/CMakeLists.txt: PE counts, KISHMEM_REMOTE paths,
 # timeouts, pass/fail patterns), one at a time on the one GPU; every test's output goes to
 # tests.log, the MoE example's timings to moe.txt.
-(cd build-gpu && ctest -R '^gpu\.' -E '^gpu\.nic_error' -j1) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
+(cd build-gpu && ctest -R '^gpu\.' -E '^gpu\.(nic|proxy)_error' -j1) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
 cp build-gpu/Testing/Temporary/LastTest.log "$RES/tests.log" 2>/dev/null
 grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout" "$RES/ctest.txt"
 grep -E "^[0-9]+/[0-9]+ Test: gpu\.moe|^moe:" "$RES/tests.log" > "$RES/moe.txt"
