@@ -36,8 +36,7 @@ run() {  # run NAME NP ENV... -- ARGS
 for np in 2 4; do
   for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
 done
-run "ldst np2 fp8 sms64" 2 KISHMEM_REMOTE=auto -- --sms 64
-run "ldst np2 fp8 sms132" 2 KISHMEM_REMOTE=auto -- --sms 132
+for np in 2 4; do run "ldst np$np fp8 expert-out-device" "$np" KISHMEM_REMOTE=auto -- --expert-out-device; done
 for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
 NV=; [[ ${EP_SKIP_NVSHMEM:-0} == 1 ]] || NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)

@@ -206,7 +206,8 @@ std::unique_ptr<Buffer> Buffer::create(shmem_team_t team, const Config& cfg, std
     const bool had_block = b->base_ != nullptr, started = part == kPartOk && gpu;
     if (injected != kPartOk && part == kPartOk) part = injected;
     // Every PE's part (this exchange also orders every PE's zeroing before anyone's first send).
-    *mine = part;
+    const long long part_word = part;
+    shmem_putmem(mine, &part_word, sizeof part_word, wpe);  // (the row may be GPU memory: no host store)
     shmem_quiet();
     shmem_fcollectmem(SHMEM_TEAM_WORLD, all, mine, sizeof(long long));
     std::vector<long long> parts(wn);
