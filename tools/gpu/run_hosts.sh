@@ -13,7 +13,8 @@
 # log under $OUT (default ./gpu-hosts-results) and prints a PASS/FAIL summary; exit 0 only when
 # everything passed.
 #
-#   tools/gpu/run_hosts.sh                 on the GPU machine (as root: namespaces)
+#   tools/gpu/run_hosts.sh                 on the GPU machine (as root: namespaces; without UCX
+#                                          there, first tools/gpu/carry_ucx.sh on a machine with it)
 #   tools/gpu/run_hosts.sh --dry-run       no GPU, nothing built: the hosts, the agent and the
 #                                          launcher checked with `hostname` (PEs land 2 per host)
 #   tools/gpu/run_hosts.sh --cpu BUILD     no GPU: the hosts plus the CPU programs of BUILD
@@ -70,9 +71,10 @@ export UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-lo}
 hosts_mpirun() {
   local fwd=() name
   for name in $(compgen -e); do
-    case $name in KISHMEM_*|SHMEM_*|UCX_*|CUDA_*) fwd+=(-x "$name") ;; esac
+    case $name in KISHMEM_*|SHMEM_*|UCX_*|CUDA_*|LD_LIBRARY_PATH) fwd+=(-x "$name") ;; esac
   done
-  mpirun --mca plm_rsh_agent "$T/agent" --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include lo \
+  # (--mca plm rsh: a machine may set OMPI_MCA_plm=isolated, which starts nothing off this host)
+  mpirun --mca plm rsh --mca plm_rsh_agent "$T/agent" --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include lo \
     --mca btl_tcp_if_include lo --bind-to none "${fwd[@]}" "$@"
 }
 
@@ -82,9 +84,12 @@ note() {  # NAME STATUS(0 pass) DETAIL
   if (( $2 == 0 )); then summary+=("PASS  $1"); else summary+=("FAIL  $1  ($3)"); fails=$((fails + 1)); fi
 }
 # run NAME TIMEOUT PASS-REGEX MPIRUN-ARGS...: one job, its output in $RES/NAME.log.
+# HOSTS_ONLY=REGEX runs only the jobs whose name matches; HOSTS_LIMIT_S caps each job's limit.
 run() {
   local name=$1 limit=$2 pass=$3; shift 3
   local log=$RES/$name.log rc
+  [[ -z ${HOSTS_ONLY:-} || $name =~ $HOSTS_ONLY ]] || return 0
+  (( ${HOSTS_LIMIT_S:-0} > 0 && limit > HOSTS_LIMIT_S )) && limit=$HOSTS_LIMIT_S
   timeout "$limit" bash -c "$(declare -f hosts_mpirun); T='$T'; hosts_mpirun \"\$@\"" _ "$@" > "$log" 2>&1
   rc=$?
   if (( rc != 0 )); then note "$name" 1 "exit $rc: $(grep -m1 -E 'FAIL|error|abort' "$log" | cut -c1-150)"
@@ -113,6 +118,12 @@ if [[ $MODE == gpu ]]; then
     date -u; nvidia-smi -L; nvcc --version | tail -1; mpirun --version | head -1
     git rev-parse HEAD 2>/dev/null || true
   } > "$RES/env.txt" 2>&1
+  # No UCX on this machine: the copy tools/gpu/carry_ucx.sh made of another machine's, if any.
+  if ! pkg-config --exists ucx 2>/dev/null && [[ -d $ROOT/.gpu-deps/ucx/lib/pkgconfig ]]; then
+    export PKG_CONFIG_PATH=$ROOT/.gpu-deps/ucx/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    export LD_LIBRARY_PATH=$ROOT/.gpu-deps/ucx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    echo "UCX: the carried copy in .gpu-deps/ucx"
+  fi
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
   cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
     -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
@@ -138,7 +149,8 @@ if [[ $MODE == gpu ]]; then
     run "gpu_coll.$path" 180 "PASS gpu_coll .$path. on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/gpu/gpu_coll"
     run "moe03.$path" 300 "PASS 03_moe_dispatch_combine on $NP PEs" --host "$HOSTLIST" -np "$NP" \
       "$BUILD/examples/03_moe_dispatch_combine"
-    run "moe04_ep.$path" 300 "PASS 04_moe_ep on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/examples/04_moe_ep"
+    run "moe04_ep.$path" 300 "PASS 04_moe_ep on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/examples/04_moe_ep" \
+      --tokens 32 --iters 3  # a software NIC: a few rounds of a small layer
     # Device put latency and bandwidth between the hosts: one PE on each.
     run "perf.$path" 300 "." --host "${HOSTS[0]}:1,${HOSTS[1]}:1" -np 2 "$BUILD/tools/perf/gpu/kishmem_gpu_perf"
   done
