@@ -197,13 +197,13 @@ std::unique_ptr<Buffer> Buffer::create(shmem_team_t team, const Config& cfg, std
         for (int r = 0; r < npes; ++r) pe_of[r] = shmem_team_translate_pe(team, r, SHMEM_TEAM_WORLD);
         void* dst = View{b->base_}.pe_of(layout);
         if (gpu) {
-            GpuPath::copy_to_device(dst, pe_of.data(), pe_of.size() * sizeof(int));
+            if (GpuPath::copy_to_device(dst, pe_of.data(), pe_of.size() * sizeof(int)) != kOk) part = kPartGpuStart;
         } else {
             std::memset(b->base_, 0, layout.total);
             std::memcpy(dst, pe_of.data(), pe_of.size() * sizeof(int));
         }
     }
-    const bool had_block = b->base_ != nullptr, started = part == kPartOk && gpu;
+    const bool had_block = b->base_ != nullptr, started = gpu && b->err_host_ != nullptr;  // GpuPath::init succeeded
     if (injected != kPartOk && part == kPartOk) part = injected;
     // Every PE's part (this exchange also orders every PE's zeroing before anyone's first send).
     const long long part_word = part;

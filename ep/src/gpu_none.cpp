@@ -14,7 +14,7 @@ int GpuPath::combine_send(Buffer&, cudaStream_t, const void*, const float*, void
 int GpuPath::combine_recv(Buffer&, cudaStream_t, const float*, void*, int) { return kNoGpu; }
 int GpuPath::combine_bad_input(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::check(Buffer&, cudaStream_t) { return kOk; }
-void GpuPath::copy_to_device(void*, const void*, size_t) {}
-void GpuPath::zero_device(void*, size_t) {}
+int GpuPath::copy_to_device(void*, const void*, size_t) { return kNoGpu; }
+int GpuPath::zero_device(void*, size_t) { return kNoGpu; }
 
 }  // namespace kishmem::ep

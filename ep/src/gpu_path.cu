@@ -69,8 +69,11 @@ int GpuPath::init(Buffer& b) {
                          reinterpret_cast<const void*>(gpu::dispatch_recv), reinterpret_cast<const void*>(gpu::combine_send),
                          reinterpret_cast<const void*>(gpu::combine_recv), reinterpret_cast<const void*>(gpu::combine_all)};
     for (const void* f : fns) cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
-    cudaGetLastError();
-    zero_device(b.base_, b.layout_.total);
+    cudaGetLastError();  // (a preference: where it is refused, only the split differs)
+    if (zero_device(b.base_, b.layout_.total) != kOk) {
+        fini(b);
+        return kNoGpu;
+    }
     return kOk;
 }
 
@@ -113,14 +116,18 @@ void GpuPath::fini(Buffer& b) {
     b.err_host_ = b.err_ = nullptr;
 }
 
-void GpuPath::copy_to_device(void* dst, const void* src, size_t n) {
-    cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice);
-    cudaDeviceSynchronize();
+int GpuPath::copy_to_device(void* dst, const void* src, size_t n) {
+    if (cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess) return kOk;
+    std::fprintf(stderr, "kishmem: kishmem::ep::Buffer::create: PE %d: copying %zu bytes to the GPU failed: %s\n", shmem_my_pe(),
+                 n, cudaGetErrorString(cudaGetLastError()));
+    return kNoGpu;
 }
 
-void GpuPath::zero_device(void* dst, size_t n) {
-    cudaMemset(dst, 0, n);
-    cudaDeviceSynchronize();
+int GpuPath::zero_device(void* dst, size_t n) {
+    if (cudaMemset(dst, 0, n) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess) return kOk;
+    std::fprintf(stderr, "kishmem: kishmem::ep::Buffer::create: PE %d: zeroing the %zu-byte buffer on the GPU failed: %s\n",
+                 shmem_my_pe(), n, cudaGetErrorString(cudaGetLastError()));
+    return kNoGpu;
 }
 
 int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison,

@@ -67,8 +67,8 @@ struct GpuPath {
     // comb_flag[me] = round | kBadInputBit on every PE, stream-ordered (gpu_refuse.cu)
     static int combine_bad_input(Buffer& b, cudaStream_t s);
     static int check(Buffer& b, cudaStream_t s);  // synchronizes; reports the error record
-    static void copy_to_device(void* dst, const void* src, size_t n);
-    static void zero_device(void* dst, size_t n);
+    static int copy_to_device(void* dst, const void* src, size_t n);  // kOk, or kNoGpu after a message
+    static int zero_device(void* dst, size_t n);
 };
 
 // Message text for an error record (the call, this PE and the value).
