@@ -153,6 +153,16 @@ void check_deepep() {
   CHECK_NEAR("... measured rate against that bound [%]", 100 * bound_s / 360e-6, 102, 0.5);
 }
 
+// The NIC model: max(bytes / bandwidth, work requests / message rate), by hand.
+void check_nic_time() {
+  // 7,340,032 B / 50e9 B/s = 146.80064 us; 8,000 / 200e6 = 40 us: bandwidth-bound.
+  CHECK_NEAR("8,000 WRs, 7 MiB on a 400 Gb/s NIC [us]", nic_time_s(8000, 7340032) * kUs, 146.80064, 1e-9);
+  // 1,048,576 B / 50e9 = 20.97152 us; 100,000 / 200e6 = 500 us: message-rate-bound.
+  CHECK_NEAR("100,000 WRs, 1 MiB on a 400 Gb/s NIC [us]", nic_time_s(100000, 1048576) * kUs, 500, 1e-9);
+  // Other limits: 1,000 WRs of 2.5e6 B at 25 GB/s and 10 M msg/s: max(100 us, 100 us) = 100 us.
+  CHECK_NEAR("1,000 WRs, 2.5 MB at 25 GB/s, 10 M msg/s [us]", nic_time_s(1000, 2.5e6, 25, 1e7) * kUs, 100, 1e-9);
+}
+
 }  // namespace
 
 int main() {
@@ -162,6 +172,7 @@ int main() {
   check_message_rate();
   check_node_spread();
   check_deepep();
+  check_nic_time();
   std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "ALL PASSED", g_failures);
   return g_failures ? 1 : 0;
 }

@@ -115,6 +115,16 @@ inline double prob_all_distinct_nodes(int e, int n, int k) {
   return p;
 }
 
+// Time a NIC needs to execute `work_requests` work requests moving `bytes` payload bytes: the
+// larger of the bandwidth term and the message-rate term (whichever limit binds). A 400 Gb/s
+// ConnectX-7: 50 GB/s and about 200 M msg/s, so 8,000 work requests of 7,340,032 bytes take
+// max(146.8 us, 40 us) = 146.8 us, and 100,000 of 1 MiB take max(21.0 us, 500 us) = 500 us.
+inline double nic_time_s(double work_requests, double bytes, double link_GBps = 50,
+                         double msgs_per_s = 200e6) {
+  const double by_bytes = bytes / (link_GBps * 1e9), by_rate = work_requests / msgs_per_s;
+  return by_bytes > by_rate ? by_bytes : by_rate;
+}
+
 // DeepEP-style bandwidth: payload of one PE over the wall-clock time,
 // tokens x topk x hidden x bytes / time (128 x 8 x 7168 x 1 B / 77 us = 95.3 GB/s).
 inline double deepep_bandwidth_GBps(double tokens, double topk, double hidden,
