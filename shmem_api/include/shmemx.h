@@ -9,6 +9,40 @@
 #define KISHMEM_SHMEMX_H
 #include "shmem.h"
 
+/* Counters of what carried this PE's kernel-initiated operations to PEs they cannot load/store:
+ * the software NIC (KISHMEM_REMOTE=ibgda: the IBGDA work queues kernels post to) or the CPU
+ * proxy (KISHMEM_REMOTE=proxy).  They only grow, from shmem_init on: the difference around a
+ * call (after synchronizing its stream) is what the call posted.  Work requests and bytes are
+ * counted once executed, so every one posted before a completed shmem_quiet is in. */
+typedef struct {
+    uint64_t work_requests; /* executed successfully: WQEs (NOPs included) or proxy descriptors */
+    uint64_t bytes;         /* payload moved: a write's or read's length, 8 per atomic */
+    uint64_t doorbells;     /* doorbell changes the NIC saw (rings between two of its passes over
+                               a queue count once); 0 for the proxy */
+    uint64_t errors;        /* work requests that failed (their followers' flushes not counted) */
+    int source;             /* SHMEMX_NIC_SOURCE_NONE, _NIC or _PROXY */
+} shmemx_nic_stats_t;
+#define SHMEMX_NIC_SOURCE_NONE 0
+#define SHMEMX_NIC_SOURCE_NIC 1
+#define SHMEMX_NIC_SOURCE_PROXY 2
+/* Fills *stats and returns 0; returns SHMEMX_NIC_STATS_NONE with every field zero where neither
+ * runs for this PE (a host heap, or every peer reached by load/store).  A NULL stats ends the
+ * job with a message, as a bad argument of any routine. */
+#define SHMEMX_NIC_STATS_NONE 1
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+int shmemx_nic_stats(shmemx_nic_stats_t *stats);
+#ifdef __cplusplus
+}
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
 /* Host calls ordered on a CUDA stream (a small kernel each, so they can be captured into a CUDA
  * graph).  The heap must be in GPU memory (KISHMEM_HEAP=auto on a GPU machine).  Return 0, or
  * the CUDA error of the launch. */

@@ -6,6 +6,10 @@
 // host reports: PE, QP, operation, address) with its follower flushed.
 // After shmem_barrier_all every PE checks what landed in its heap against values computed
 // here independently.
+// shmemx_nic_stats: with no device backend (a host heap) it returns SHMEMX_NIC_STATS_NONE and
+// zeros; in CUDA builds this NIC is then put in the runtime's place of one
+// (swap_device_backend), and the counters must grow by exactly the work requests, payload bytes,
+// doorbells and errors posted here.
 //
 // With --am the NIC reaches PEs on other hosts as it does for GPU heaps there: through UCX
 // active messages (transport/ucx_am), the target's service applying them to its heap; same-host
@@ -18,9 +22,11 @@
 //   ibgda_sim_mp            the test (prints "PASS ibgda_sim_mp on N PEs")
 //   ibgda_sim_mp --am[-all] the same over UCX active messages
 //   ibgda_sim_mp --status   prints kishmem::ibgda_status() and exits (no shmem_init)
+//   ibgda_sim_mp --nic-stats-null  calls shmemx_nic_stats(NULL): must end with a message
 #include <sched.h>
 #include <unistd.h>
 #include <shmem.h>
+#include <shmemx.h>
 
 #include <chrono>
 #include <cstdio>
@@ -39,6 +45,9 @@
 #include "kishmem/runtime.h"
 #include "transport/ibgda/heap_access.h"
 #include "transport/ibgda/sim_nic.h"
+#if KISHMEM_HAVE_CUDA_BUILD
+#include "device_backend/backend.h"
+#endif
 #if KISHMEM_HAVE_UCX_BUILD
 #include "transport/ucx_am/ucx_am.h"
 #endif
@@ -58,6 +67,9 @@ constexpr uint32_t kLogBbs = 8;
 // Heap operations the NIC executes per peer: the write, two inline writes, the write-imm, the
 // read, the fetch-adds and the compare-swaps (the bad-key QP's WQEs execute none).
 constexpr uint64_t kOpsPerPeer = 5 + kAdds + kSlots;
+// Their payload bytes: the write and the read (kChunk each), the 8- and 100-byte inline
+// writes, the 64-byte write-imm, 8 per atomic.
+constexpr uint64_t kBytesPerPeer = 2 * kChunk + 8 + 100 + 64 + 8 * (kAdds + kSlots);
 constexpr std::size_t kAddrBytes = 4096;  // a UCX worker address, exchanged through the heap
 
 uint8_t pattern(int from, int to, int i) { return static_cast<uint8_t>(from * 31 + to * 7 + i * 13 + 1); }
@@ -96,6 +108,7 @@ public:
         if (sig) ++q.outstanding;
     }
     void ring(Queue& q) {
+        ++rings;
         __atomic_thread_fence(__ATOMIC_RELEASE);
         m::update_sq_dbrec(q.v.dbrec, q.sq.pi);
         __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -106,6 +119,7 @@ public:
     void drain(Queue& q) {
         void* w = q.sq.wqe_slot(q.sq.pi);
         posted(q, m::build_nop(w, hdr(q, true)), true);
+        ++nops;
         ring(q);
         wait(q);
         q.since_drain = 0;
@@ -122,6 +136,9 @@ public:
         }
     }
     std::vector<m::CqeInfo> errors;  // error CQEs seen, in order
+    // Doorbells rung and NOPs posted. Every ring is followed by a wait for a completion of a
+    // WQE posted no earlier, on a pass that services every QP: the NIC sees each ring.
+    uint64_t rings = 0, nops = 0;
 
 private:
     bool poll_one() {
@@ -148,11 +165,46 @@ private:
 
 std::size_t off_of(const void* sym) { return static_cast<const char*>(sym) - kishmem::rt::heap_base(); }
 
+shmemx_nic_stats_t nic_stats(int want_rc) {
+    shmemx_nic_stats_t st;
+    std::memset(&st, 0xa5, sizeof st);  // every field must be written
+    const int rc = shmemx_nic_stats(&st);
+    CHECK(rc == want_rc, "shmemx_nic_stats returned %d, expected %d", rc, want_rc);
+    return st;
+}
+
+#if KISHMEM_HAVE_CUDA_BUILD
+// This test's NIC as the runtime's device backend, for its counters only (its failure on
+// purpose is checked here, not reported at the next barrier).
+class HostNic final : public kishmem::DeviceBackend {
+public:
+    explicit HostNic(const SimNic& nic) : nic_(nic) {}
+    const char* name() const override { return "host-driven software NIC"; }
+    Status open(const kishmem::DeviceBackendArgs&, kishmem::device::State*, std::string*) override { return Status::ok; }
+    void drain() override {}
+    void close() override {}
+    bool counters(kishmem::rt::DeviceCounters* out) const override {
+        *out = kishmem::counters_of(nic_.stats());
+        return true;
+    }
+
+private:
+    const SimNic& nic_;
+};
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc > 1 && std::strcmp(argv[1], "--status") == 0) {
         std::printf("%s\n", kishmem::ibgda_status().c_str());
+        return 0;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "--nic-stats-null") == 0) {
+        shmem_init();
+        shmemx_nic_stats(nullptr);
+        std::printf("shmemx_nic_stats(NULL) returned\n");
+        shmem_finalize();
         return 0;
     }
     const bool am_all = argc > 1 && std::strcmp(argv[1], "--am-all") == 0;
@@ -163,6 +215,14 @@ int main(int argc, char** argv) {
     npes = shmem_n_pes();
     CHECK(provided == SHMEM_THREAD_MULTIPLE, "thread level %d", provided);
     CHECK(npes >= 2, "needs at least 2 PEs, got %d", npes);
+    {
+        const shmemx_nic_stats_t none = nic_stats(SHMEMX_NIC_STATS_NONE);  // host heap: no device backend
+        CHECK(none.work_requests == 0 && none.bytes == 0 && none.doorbells == 0 && none.errors == 0 &&
+                  none.source == SHMEMX_NIC_SOURCE_NONE,
+              "shmemx_nic_stats without a NIC: %llu work requests, %llu bytes, %llu doorbells, %llu errors, source %d",
+              static_cast<unsigned long long>(none.work_requests), static_cast<unsigned long long>(none.bytes),
+              static_cast<unsigned long long>(none.doorbells), static_cast<unsigned long long>(none.errors), none.source);
+    }
 
     // ---- symmetric objects ------------------------------------------------------------------
     auto* keys = static_cast<uint64_t*>(shmem_calloc(3 * static_cast<size_t>(npes), sizeof(uint64_t)));
@@ -264,6 +324,10 @@ int main(int argc, char** argv) {
         h.add(&x);
     }
     nic.start();
+#if KISHMEM_HAVE_CUDA_BUILD
+    CHECK(kishmem::swap_device_backend(std::make_unique<HostNic>(nic)) == nullptr, "a device backend runs already");
+    const shmemx_nic_stats_t before = nic_stats(0);
+#endif
 
     // Local layout per peer p, at p * stride: [0, kChunk) write source, [kChunk, 2 kChunk) read
     // target, then fetch-add results, compare-swap results, 256 bytes of imm-write source.
@@ -354,6 +418,27 @@ int main(int argc, char** argv) {
     for (int p = 0; p < npes; ++p)
         if (p != me) h.drain(q[p]);
     CHECK(h.errors.empty(), "%zu unexpected error CQEs, first syndrome 0x%x", h.errors.size(), h.errors[0].syndrome);
+#if KISHMEM_HAVE_CUDA_BUILD
+    {
+        // Every WQE posted has completed (each QP drained): the counters grew by exactly them.
+        const shmemx_nic_stats_t after = nic_stats(0);
+        kishmem::swap_device_backend(nullptr);
+        const uint64_t peers = static_cast<uint64_t>(npes - 1);
+        const uint64_t wr = after.work_requests - before.work_requests, by = after.bytes - before.bytes,
+                       db = after.doorbells - before.doorbells, er = after.errors - before.errors;
+        CHECK(after.source == SHMEMX_NIC_SOURCE_NIC && wr == kOpsPerPeer * peers + h.nops && by == kBytesPerPeer * peers &&
+                  db == h.rings && er == 1,
+              "shmemx_nic_stats grew by %llu work requests, %llu bytes, %llu doorbells, %llu errors (source %d); posted "
+              "%llu (%llu NOPs), %llu bytes, %llu doorbells, 1 failing",
+              static_cast<unsigned long long>(wr), static_cast<unsigned long long>(by), static_cast<unsigned long long>(db),
+              static_cast<unsigned long long>(er), after.source, static_cast<unsigned long long>(kOpsPerPeer * peers + h.nops),
+              static_cast<unsigned long long>(h.nops), static_cast<unsigned long long>(kBytesPerPeer * peers),
+              static_cast<unsigned long long>(h.rings));
+        std::printf("PE %d: shmemx_nic_stats: %llu work requests, %llu bytes, %llu doorbells, %llu error, as posted\n", me,
+                    static_cast<unsigned long long>(wr), static_cast<unsigned long long>(by),
+                    static_cast<unsigned long long>(db), static_cast<unsigned long long>(er));
+    }
+#endif
 
     // ---- what this PE fetched ---------------------------------------------------------------------
     for (int p = 0; p < npes; ++p) {

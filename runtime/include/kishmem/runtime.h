@@ -148,6 +148,20 @@ void sync_all();     // barrier only
 // Lets software transports serve peers.  Called by every wait loop.
 void progress();
 
+// ---- what carried this PE's kernels' operations to PEs they cannot load/store ---------------
+// Counters of the device backend (the software NIC of KISHMEM_REMOTE=ibgda, the CPU proxy of
+// =proxy) since it opened; shmemx_nic_stats reports them.
+enum class CounterSource { none, nic, proxy };
+struct DeviceCounters {
+    CounterSource source = CounterSource::none;
+    uint64_t work_requests = 0;  // executed successfully (NIC: WQEs, NOPs included; proxy: descriptors)
+    uint64_t bytes = 0;          // payload bytes moved (reads and writes: their length; atomics: 8)
+    uint64_t doorbells = 0;      // doorbell changes the NIC saw (proxy: 0)
+    uint64_t errors = 0;         // work requests that failed (flushed ones not counted)
+};
+// False, with every field zero, where no device backend runs for this PE.
+bool device_counters(DeviceCounters* out);
+
 // The wait helper (kishmem/waiter.h), under its runtime name.
 using kishmem::Waiter;
 

@@ -12,6 +12,7 @@
 
 #include "../routes.h"
 #include "kishmem/log.h"
+#include "kishmem/runtime.h"
 
 namespace kishmem {
 class Bootstrap;
@@ -19,6 +20,10 @@ class UcxAm;
 }
 namespace kishmem::ibgda {
 class HeapAccess;
+struct SimNicStats;
+}
+namespace kishmem::proxy {
+struct ProxyStats;
 }
 namespace kishmem::device {
 struct State;
@@ -59,7 +64,19 @@ public:
     // target PE, the queue, the operation and the address ("" while none failed). Cheap: the
     // runtime asks at every host quiet and barrier and ends the job with it (rt::check_device).
     virtual std::string failure() const { return {}; }
+    // What the backend executed so far (monotonic; shmemx_nic_stats). False: it counts nothing.
+    virtual bool counters(rt::DeviceCounters* out) const {
+        (void)out;
+        return false;
+    }
 };
+
+// The two counter sets, in the runtime's words (device_counters.cpp; tests wrap NICs they drive).
+rt::DeviceCounters counters_of(const ibgda::SimNicStats& s);
+rt::DeviceCounters counters_of(const proxy::ProxyStats& s);
+// Puts b in place of this PE's device backend and returns the one there (for a NIC that host
+// code drives, in tests: the runtime then counts, reports and finalizes it as its own).
+std::unique_ptr<DeviceBackend> swap_device_backend(std::unique_ptr<DeviceBackend> b);
 
 // The one table of backends; nullptr for DeviceBackendKind::none.
 std::unique_ptr<DeviceBackend> make_device_backend(routes::DeviceBackendKind kind);

@@ -71,6 +71,11 @@ public:
         if (!q_ || !q_->nic->first_failure(&f)) return {};
         return "the software NIC failed a kernel's " + describe(f);
     }
+    bool counters(rt::DeviceCounters* out) const override {
+        if (!q_) return false;
+        *out = counters_of(q_->nic->stats());
+        return true;
+    }
 
 private:
     std::unique_ptr<DeviceQps> q_;

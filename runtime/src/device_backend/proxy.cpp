@@ -52,6 +52,12 @@ public:
 
     std::string failure() const override { return proxy_ ? proxy_->first_failure() : std::string(); }
 
+    bool counters(rt::DeviceCounters* out) const override {
+        if (!proxy_) return false;
+        *out = counters_of(proxy_->stats());
+        return true;
+    }
+
     void close() override {
         if (proxy_) proxy_->stop();
         proxy_.reset();
