@@ -4,7 +4,8 @@
 // Dispatch: rows are reserved by one fetch-add per (block, expert) at the expert's PE, issued
 // before the top-k check so that the round trips overlap; a block reads each of its tokens once
 // (16 channels per thread), quantizes it once and stores it to each of its K rows (mapped peers)
-// or stages it once and puts it (peers reached by IBGDA or the proxy).
+// or stages it once and puts it (peers reached by IBGDA or the proxy): per remote entry the
+// row, its scales (FP8) and its SrcInfo, three work requests (ep/README.md says why not fewer).
 // Arrival: a receiver's arrive[kind][sender] grows by kArriveUnit per round once everything the
 // sender sent is visible: every block adds 1 to mapped receivers after its own rows (block 0
 // adds 1 + kArriveUnit - blocks, after the round's flag word), and the last block adds
@@ -275,10 +276,10 @@ __device__ inline void send_token(const Args& a, const uint16_t* x, int t, const
         const size_t slot = static_cast<size_t>(s_slot[k]);
         shmemx_putmem_nbi_warp(v.recv_x(l) + slot * row, sx, row, pe);
         if (l.G) shmemx_putmem_nbi_warp(v.recv_scales(l) + slot * l.G, ss, l.G * sizeof(float), pe);
-        if (lane == 0) {
-            int64_t* d = reinterpret_cast<int64_t*>(v.recv_src(l) + slot);
-            shmem_int64_p(d, static_cast<int64_t>(static_cast<uint32_t>(l.me)) | static_cast<int64_t>(t) << 32, pe);
-            shmem_int64_p(d + 1, static_cast<int64_t>(static_cast<uint32_t>(k)) | static_cast<int64_t>(round) << 32, pe);
+        if (lane == 0) {  // the SrcInfo as one 16-byte put (one work request), from its staged copy
+            SrcInfo* info = v.send_src(l) + static_cast<size_t>(t) * K + k;
+            *info = SrcInfo{l.me, t, k, static_cast<int32_t>(round)};
+            shmem_putmem_nbi(v.recv_src(l) + slot, info, sizeof(SrcInfo), pe);
         }
     }
 }

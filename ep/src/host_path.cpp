@@ -71,7 +71,7 @@ int send(Buffer& b, const Layout& l, const View& v, const uint16_t* x, const Idx
         if (cnt[e]) base[e] = shmem_int_atomic_fetch_add(v.counter(l) + parity * l.L + e % l.L, cnt[e], pe_of[e / l.L]);
     // 3. data
     const size_t row = static_cast<size_t>(l.H) * l.xb;
-    std::vector<SrcInfo> info(static_cast<size_t>(T) * l.K);  // put sources stay valid until the quiet
+    SrcInfo* info = v.send_src(l);  // staged: put sources stay valid until the quiet
     uint8_t* sent = v.sent(l);
     std::memset(sent, 0, static_cast<size_t>(l.T) * l.K);
     for (int t = 0; t < T; ++t) {

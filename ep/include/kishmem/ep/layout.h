@@ -13,7 +13,8 @@ namespace kishmem::ep {
 enum class Format : int { bf16 = 0, fp8_e4m3 = 1 };
 
 // Where a received token came from: team rank of the sender, its token index, which of its
-// top-k entries sent it here, and the dispatch round (1, 2, ...). 16 bytes, two 8-byte words.
+// top-k entries sent it here, and the dispatch round (1, 2, ...). 16 bytes: a remote sender
+// stages it in send_src and puts it whole (one work request).
 struct alignas(16) SrcInfo {
     int32_t pe;
     int32_t token;
@@ -53,7 +54,8 @@ struct Layout {
     Format fmt = Format::fp8_e4m3;
     // byte offsets from the start of the symmetric block
     size_t recv_x = 0, recv_scales = 0, recv_src = 0, recv_count = 0, counter = 0, disp_flag = 0, comb_flag = 0,
-           arrive = 0, comb_off = 0, comb_recv = 0, entry = 0, send_x = 0, send_scales = 0, sent = 0, pe_of = 0, local = 0, stage = 0, total = 0;
+           arrive = 0, comb_off = 0, comb_recv = 0, entry = 0, send_x = 0, send_scales = 0, sent = 0, send_src = 0, pe_of = 0, local = 0, stage = 0,
+           total = 0;
 };
 
 KISHMEM_HD size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
@@ -82,6 +84,7 @@ KISHMEM_HD void carve(Layout& l) {
     take(l.send_scales, T * G * 4);     // send_scales  [T][G]         T*(H/128)*4 float
     take(l.sent, T * K);                // sent         [T][K]         T*K         uint8: 1 where entry (t, k) was dispatched
     take(l.entry, T * K * 8);           // entry        [T][K]         T*K*8       Entry (GPU form): the rank and row entry (t, k) went to
+    take(l.send_src, T * K * 16);       // send_src     [T][K]         T*K*16      SrcInfo: entry (t, k)'s, staged for its one put to recv_src
     take(l.pe_of, P * 4);               // pe_of        [npes]         npes*4      int: world PE of team rank r
     take(l.local, sizeof(LocalState));  // local        LocalState     24
     take(l.stage, l.stage_rows * H * 2);// stage        [rows][H]      rows*H*2    bf16: combine rows for peers reached only remotely
@@ -105,6 +108,7 @@ struct View {
     KISHMEM_HD uint8_t* send_x(const Layout& l) const { return reinterpret_cast<uint8_t*>(base + l.send_x); }
     KISHMEM_HD float* send_scales(const Layout& l) const { return reinterpret_cast<float*>(base + l.send_scales); }
     KISHMEM_HD uint8_t* sent(const Layout& l) const { return reinterpret_cast<uint8_t*>(base + l.sent); }
+    KISHMEM_HD SrcInfo* send_src(const Layout& l) const { return reinterpret_cast<SrcInfo*>(base + l.send_src); }
     KISHMEM_HD int* pe_of(const Layout& l) const { return reinterpret_cast<int*>(base + l.pe_of); }
     KISHMEM_HD LocalState* local(const Layout& l) const { return reinterpret_cast<LocalState*>(base + l.local); }
     KISHMEM_HD uint16_t* stage(const Layout& l) const { return reinterpret_cast<uint16_t*>(base + l.stage); }
