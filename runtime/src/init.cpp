@@ -79,7 +79,6 @@ void print_info(bool all) {
     std::fflush(stdout);
 }
 
-// Which PEs share this host: the launcher's word where it gives one, else equal host names.
 // The pid namespace of this process (pids are compared only within one).
 uint64_t pid_namespace() {
     struct stat st;
@@ -92,19 +91,6 @@ void left_without_finalize() {
     State& s = state();
     if (s.initialized && !s.finalized) mark_end(liveness::left);
 }
-
-std::vector<bool> find_local(const Bootstrap& b, const std::vector<std::string>& hosts) {
-    std::vector<bool> local(b.size(), false);
-    if (!b.local_ranks().empty()) {
-        for (int r : b.local_ranks())
-            if (r >= 0 && r < b.size()) local[r] = true;
-    } else {
-        for (int r = 0; r < b.size(); ++r) local[r] = hosts[r] == hosts[b.rank()];
-    }
-    local[b.rank()] = true;
-    return local;
-}
-
 
 }  // namespace
 
@@ -161,7 +147,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     s.sync_base = s.base = static_cast<char*>(s.own->base());
     s.sync_size = s.size = heap_bytes;
 
-    // Exchange 1: host name, heap segment, heap size, how many PEs the launcher says are local,
+    // Exchange 1: host name, heap segment, heap size, the PEs the launcher says share this host,
     // and whether this PE wants everything over the network.
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
@@ -170,11 +156,15 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     if (!(env::static_symmetric() && find_static_segment(&static_base, &static_bytes))) static_bytes = 0;
     const Blob affinity = affinity_blob();
     std::vector<Blob> masks(s.npes);
+    BlobWriter launcher_word;
+    launcher_word.u64(s.boot->local_ranks().size());
+    for (int r : s.boot->local_ranks()) launcher_word.u64(static_cast<uint64_t>(r));
+    const Blob said = launcher_word.take();
     Blob mine = BlobWriter()
                     .str(host)
                     .str(s.own->name())
                     .u64(heap_bytes)
-                    .u64(s.boot->local_ranks().size())
+                    .bytes(said.data(), said.size())
                     .u64(cfg.remote == routes::Remote::ucx)
                     .str(env::word(cfg.heap))
                     .u64(static_bytes)
@@ -186,12 +176,16 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     check_status(s.boot->allgather(mine, &all, nullptr), "shmem_init", s.pe);
     std::vector<std::string> hosts(s.npes), names(s.npes);
     std::vector<pid_t> pids(s.npes, 0);
-    bool all_one_host = true;
+    std::vector<std::vector<int>> launcher(s.npes);
     for (int r = 0; r < s.npes; ++r) {
         BlobReader rd(all[r]);
         hosts[r] = rd.str();
         names[r] = rd.str();
-        uint64_t size = rd.u64(), nlocal = rd.u64(), want_ucx = rd.u64();
+        uint64_t size = rd.u64();
+        const Blob their_word = rd.bytes();
+        BlobReader word(their_word);
+        for (uint64_t k = word.u64(); k > 0 && word.ok(); --k) launcher[r].push_back(static_cast<int>(word.u64()));
+        uint64_t want_ucx = rd.u64();
         std::string heap_mode = rd.str();
         if (rd.u64() != static_bytes) static_bytes = 0;  // not the same executable everywhere
         masks[r] = rd.bytes();
@@ -205,9 +199,11 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
             fatal("shmem_init", "PE %d has a %llu-byte symmetric heap, this PE %zu: set SHMEM_SYMMETRIC_SIZE alike on every PE",
                   r, static_cast<unsigned long long>(size), heap_bytes);
         if (want_ucx) cfg.remote = routes::Remote::ucx;  // one PE asking sends everyone through UCX
-        if (nlocal ? nlocal != static_cast<uint64_t>(s.npes) : hosts[r] != hosts[0]) all_one_host = false;
     }
-    s.local = find_local(*s.boot, hosts);
+    const routes::Hosts where = routes::find_hosts(s.pe, hosts, launcher);
+    if (!where.disagreement.empty() && s.pe == 0) warn("shmem_init", "%s", where.disagreement.c_str());
+    const bool all_one_host = where.all_one_host;
+    s.local = where.local;
     for (int r = 0; r < s.npes; ++r)
         if (!s.local[r] || r == s.pe) pids[r] = 0;
     liveness::set_pids(pids);

@@ -1,5 +1,7 @@
 #include "routes.h"
 
+#include <map>
+
 namespace kishmem::routes {
 
 const char* name(Path p) {
@@ -19,6 +21,75 @@ const char* name(DeviceBackendKind k) {
         case DeviceBackendKind::proxy: return "proxy";
     }
     return "?";
+}
+
+Hosts find_hosts(int me, const std::vector<std::string>& name, const std::vector<std::vector<int>>& launcher) {
+    const int n = static_cast<int>(name.size());
+    std::vector<std::vector<bool>> says(n);  // says[a][b]: a's launcher puts b on a's host (empty: no word)
+    for (int a = 0; a < n; ++a) {
+        if (launcher[a].empty()) continue;
+        says[a].assign(n, false);
+        for (int b : launcher[a])
+            if (b >= 0 && b < n) says[a][b] = true;
+        says[a][a] = true;
+    }
+    const auto puts = [&](int a, int b) { return !says[a].empty() && says[a][b]; };
+    const auto denies = [&](int a, int b) { return !says[a].empty() && !says[a][b]; };
+    const auto same = [&](int a, int b) { return a == b || (name[a] == name[b] && !denies(a, b) && !denies(b, a)); };
+    Hosts h;
+    const auto pe = [](int p) { return "PE " + std::to_string(p); };
+    for (int a = 0; a < n && h.disagreement.empty(); ++a)
+        for (int b = a + 1; b < n && h.disagreement.empty(); ++b) {
+            const int by = puts(a, b) ? a : b;
+            if (name[a] != name[b] && (puts(a, b) || puts(b, a)))
+                h.disagreement = "the launcher of " + pe(by) + " puts PEs " + std::to_string(a) + " and " +
+                                 std::to_string(b) + " on one host, but their host names differ (" + name[a] + ", " +
+                                 name[b] + ")";
+            else if (name[a] == name[b] && (denies(a, b) || denies(b, a)))
+                h.disagreement = "PEs " + std::to_string(a) + " and " + std::to_string(b) + " have one host name (" +
+                                 name[a] + "), but the launcher of " + pe(denies(a, b) ? a : b) + " puts " +
+                                 pe(denies(a, b) ? b : a) + " on another host";
+        }
+    // The groups: within each host name, the first PE each one shares a host with; a partition
+    // only if that relation is one (else the names alone decide, as every PE sees alike).
+    std::map<std::string, std::vector<int>> by_name;
+    for (int a = 0; a < n; ++a) by_name[name[a]].push_back(a);
+    std::vector<int> rep(n);
+    bool partition = true;
+    for (auto& [host, pes] : by_name) {
+        for (int a : pes)
+            for (int b : pes)
+                if (same(a, b)) {
+                    rep[a] = b;
+                    break;
+                }
+        for (int a : pes)
+            for (int b : pes) partition &= same(a, b) == (rep[a] == rep[b]);
+    }
+    if (!partition) {
+        for (auto& [host, pes] : by_name)
+            for (int a : pes) rep[a] = pes.front();
+        h.disagreement += std::string(h.disagreement.empty() ? "" : "; ") + "the launcher's host groups do not divide the PEs, the host names alone decide";
+    }
+    h.local.resize(n);
+    for (int b = 0; b < n; ++b) {
+        h.local[b] = rep[b] == rep[me];
+        h.all_one_host &= rep[b] == rep[0];
+    }
+    return h;
+}
+
+std::string pe_list(const std::vector<bool>& set) {
+    std::string out;
+    const int n = static_cast<int>(set.size());
+    for (int a = 0; a < n; ++a) {
+        if (!set[a]) continue;
+        int b = a;
+        while (b + 1 < n && set[b + 1]) ++b;
+        out += (out.empty() ? "" : ", ") + std::to_string(a) + (b > a ? "-" + std::to_string(b) : "");
+        a = b;
+    }
+    return out.empty() ? "none" : out;
 }
 
 Setup plan_setup(const std::vector<bool>& local, bool all_one_host, const Config& cfg) {
@@ -82,11 +153,14 @@ std::vector<std::string> explain(const Facts& f, const Config& cfg, const Setup&
     int nlocal = 0;
     for (bool l : f.local) nlocal += l;
     const bool off_host = nlocal < npes;
+    std::vector<bool> other(npes);
+    for (int pe = 0; pe < npes; ++pe) other[pe] = !f.local[pe];
+    const std::string here = "PE" + std::string(nlocal > 1 ? "s " : " ") + pe_list(f.local);
+    const std::string there = "PEs on other hosts (" + pe_list(other) + ")";
     std::vector<std::string> out;
     std::string heap;
     if (f.device_heap) {
-        heap = "heap: GPU memory on this host group (" + std::to_string(nlocal) + " PE" + (nlocal > 1 ? "s" : "") +
-               " here, mapped through CUDA IPC)";
+        heap = "heap: GPU memory on this host group (" + here + " here, mapped through CUDA IPC)";
         if (off_host)
             heap += "; PEs on other hosts through UCX active messages, their service thread writes their GPU heap "
                     "(this UCX registers host memory only)";
@@ -98,19 +172,19 @@ std::vector<std::string> explain(const Facts& f, const Config& cfg, const Setup&
         heap = "heap: host memory (no GPU heap: " + (f.no_device_heap.empty() ? std::string("none tried") : f.no_device_heap) + ")";
     }
     out.push_back(heap);
-    std::string host = "host calls: same-host PEs by ";
+    std::string host = "host calls: same-host PEs (" + pe_list(f.local) + ") by ";
     host += f.device_heap ? "CUDA IPC copies and atomics" : cfg.remote == Remote::ucx ? "UCX (KISHMEM_REMOTE=ucx)" : "load/store";
-    if (off_host) host += std::string(", PEs on other hosts through ") + (r.ucx_am ? "UCX active messages" : "UCX");
+    if (off_host) host += ", " + there + " through " + (r.ucx_am ? "UCX active messages" : "UCX");
     out.push_back(host);
     if (f.device_heap) {
         const char* nic = r.backend == DeviceBackendKind::proxy ? "the CPU proxy over " : "the software NIC over ";
-        std::string dev = "kernels: same-host PEs ";
+        std::string dev = "kernels: same-host PEs (" + pe_list(f.local) + ") ";
         const bool forced = cfg.remote == Remote::ibgda || cfg.remote == Remote::proxy;
         dev += forced && nlocal > 1 ? std::string("through ") + (r.backend == DeviceBackendKind::proxy ? "the CPU proxy" : "the software NIC") +
                                           " (KISHMEM_REMOTE=" + name(r.backend) + ")"
                                     : "by load/store";
         if (off_host)
-            dev += std::string(", PEs on other hosts through ") + nic +
+            dev += ", " + there + " through " + nic +
                    (r.ucx_am ? "UCX (no NIC here; UCX has no CUDA support: the target's service writes its GPU heap)"
                              : "UCX") +
                    " (KISHMEM_REMOTE=" + (cfg.remote == Remote::auto_ ? "auto: IBGDA" : name(r.backend)) + ")";

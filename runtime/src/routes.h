@@ -39,6 +39,23 @@ struct Config {
 const char* name(Path p);
 const char* name(DeviceBackendKind k);
 
+// Step 0, from what every PE said at init: which PEs share this PE's host.  name[pe] is pe's
+// host name, launcher[pe] the PEs its launcher says run on pe's host (empty: it says nothing).
+// Two PEs share a host when their names are equal and each one's launcher, where it speaks,
+// names the other: a PE taken for same-host has its heap mapped and is loaded and stored, so a
+// wrong "same host" breaks the job where a wrong "other host" only costs speed.  Built from data
+// every PE has, so every PE finds the same host groups (where the launcher's word is not a
+// partition of the PEs, the names alone decide).
+struct Hosts {
+    std::vector<bool> local;    // local[pe]: pe shares this PE's host (local[me] is true)
+    bool all_one_host = true;   // every PE of the job shares one host
+    std::string disagreement;   // how the launcher's word and the host names differ ("" where they agree)
+};
+Hosts find_hosts(int me, const std::vector<std::string>& name, const std::vector<std::vector<int>>& launcher);
+
+// "0-1, 4" for the PEs with set[pe] == true ("none" when there is none).
+std::string pe_list(const std::vector<bool>& set);
+
 // Step 1, from where the PEs run: what init sets up.
 struct Setup {
     bool need_ucx = false;         // some PE is reached through UCX (another host, or remote=ucx)

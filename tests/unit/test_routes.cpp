@@ -39,6 +39,27 @@ std::string label(const Job& j, Remote r, HeapMode h, bool gpus, int me) {
            (gpus ? ", GPUs" : ", no GPUs") + ", PE " + std::to_string(me);
 }
 
+// The PEs a report line lists after `lead` ("0-1, 4" read back as "0,1,4"; "" when absent).
+std::string spelled(const std::string& line, const std::string& lead) {
+    const std::size_t at = line.find(lead);
+    if (at == std::string::npos) return "";
+    const std::string list = line.substr(at + lead.size(), line.find(')', at) - at - lead.size());
+    std::string out;
+    for (std::size_t i = 0; i < list.size();) {
+        std::size_t used = 0;
+        const int a = std::stoi(list.substr(i), &used);
+        int b = a;
+        i += used;
+        if (i < list.size() && list[i] == '-') {
+            b = std::stoi(list.substr(i + 1), &used);
+            i += 1 + used;
+        }
+        for (int pe = a; pe <= b; ++pe) out += (out.empty() ? "" : ",") + std::to_string(pe);
+        while (i < list.size() && (list[i] == ',' || list[i] == ' ')) ++i;
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST(Routes, EveryCombination) {
@@ -105,6 +126,12 @@ TEST(Routes, EveryCombination) {
                         if (!f.device_heap && heap != HeapMode::host && remote == Remote::ucx)
                             EXPECT_NE(why[0].find("KISHMEM_REMOTE=ucx"), std::string::npos) << why[0];
                         EXPECT_EQ(why[0].find("other hosts") != std::string::npos, any_am) << why[0];
+                        // The host group by name: this PE's and the others'.
+                        std::string here, there;
+                        for (int pe = 0; pe < n; ++pe)
+                            (job.host[pe] == job.host[me] ? here : there) += (job.host[pe] == job.host[me] ? here : there).empty() ? std::to_string(pe) : "," + std::to_string(pe);
+                        EXPECT_EQ(spelled(why[1], "same-host PEs ("), here) << why[1];
+                        if (!one_host) EXPECT_EQ(spelled(why[1], "PEs on other hosts ("), there) << why[1];
                         EXPECT_EQ(why[1].find("other hosts") != std::string::npos, !one_host) << why[1];
                         if (f.device_heap)
                             EXPECT_EQ(why[2].find(any_am ? "UCX has no CUDA support" : "other hosts") != std::string::npos,
@@ -155,4 +182,98 @@ TEST(Routes, ConfigFromEnvTable) {
     unsetenv("KISHMEM_HEAP");
     EXPECT_EQ(kishmem::env::remote(), Remote::auto_);
     EXPECT_EQ(kishmem::env::heap(), HeapMode::auto_);
+}
+
+// Which PEs share a host, from every PE's host name and its launcher's word (find_hosts).
+namespace {
+
+struct Layout {
+    std::vector<std::string> name;
+    std::vector<std::vector<int>> launcher;
+};
+
+// find_hosts on every PE: the local tables, checked to be one partition seen alike by all.
+std::vector<kishmem::routes::Hosts> on_every_pe(const Layout& l) {
+    const int n = static_cast<int>(l.name.size());
+    std::vector<kishmem::routes::Hosts> h;
+    for (int me = 0; me < n; ++me) h.push_back(find_hosts(me, l.name, l.launcher));
+    for (int a = 0; a < n; ++a) {
+        EXPECT_TRUE(h[a].local[a]) << "PE " << a;
+        EXPECT_EQ(h[a].all_one_host, h[0].all_one_host) << "PE " << a;
+        EXPECT_EQ(h[a].disagreement, h[0].disagreement) << "PE " << a;
+        for (int b = 0; b < n; ++b) {
+            EXPECT_EQ(h[a].local[b], h[b].local[a]) << "PEs " << a << ", " << b;  // symmetric
+            if (h[a].local[b]) EXPECT_EQ(h[a].local, h[b].local) << "PEs " << a << ", " << b;  // one group
+        }
+    }
+    return h;
+}
+
+std::vector<bool> group(int n, std::initializer_list<int> pes) {
+    std::vector<bool> g(n, false);
+    for (int pe : pes) g[pe] = true;
+    return g;
+}
+
+}  // namespace
+
+TEST(Routes, HostsFromNamesAndLauncher) {
+    // The launcher and the names agree: 2 hosts x 2 PEs.
+    auto h = on_every_pe({{"h1", "h1", "h2", "h2"}, {{0, 1}, {0, 1}, {2, 3}, {2, 3}}});
+    EXPECT_EQ(h[0].local, group(4, {0, 1}));
+    EXPECT_EQ(h[3].local, group(4, {2, 3}));
+    EXPECT_FALSE(h[0].all_one_host);
+    EXPECT_EQ(h[0].disagreement, "");
+    // No word from the launcher (an MPI bootstrap): the names decide.
+    h = on_every_pe({{"a", "b", "a"}, {{}, {}, {}}});
+    EXPECT_EQ(h[0].local, group(3, {0, 2}));
+    EXPECT_EQ(h[0].disagreement, "");
+    // One host.
+    h = on_every_pe({{"n", "n", "n"}, {{0, 1, 2}, {0, 1, 2}, {0, 1, 2}}});
+    EXPECT_TRUE(h[1].all_one_host);
+    EXPECT_EQ(h[1].local, group(3, {0, 1, 2}));
+}
+
+// Two hosts as hostname namespaces of one machine (tools/gpu/run_hosts.sh): a launcher that puts
+// a PE of the other host beside PEs 0 and 1 (PE 0's report read "3 PEs here" on the GPU machine)
+// must not make it same-host: its heap would be mapped and loaded and stored from kernels,
+// while it reaches PE 0 through the other host's path. The names keep the groups apart, and the
+// report says how the launcher differs.
+TEST(Routes, LauncherPutsAnotherHostsPeHere) {
+    const auto h = on_every_pe({{"h1", "h1", "h2", "h2"}, {{0, 1, 2}, {0, 1, 2}, {2, 3}, {2, 3}}});
+    EXPECT_EQ(h[0].local, group(4, {0, 1}));
+    EXPECT_EQ(h[2].local, group(4, {2, 3}));
+    EXPECT_FALSE(h[0].all_one_host);
+    EXPECT_EQ(h[0].disagreement, "the launcher of PE 0 puts PEs 0 and 2 on one host, but their host names differ (h1, h2)");
+    Facts f;
+    f.me = 0;
+    f.local = h[0].local;
+    f.device_heap = true;
+    const Config cfg{Remote::auto_, HeapMode::device};
+    const kishmem::routes::Setup setup = plan_setup(f.local, h[0].all_one_host, cfg);
+    const Routes r = build_routes(f, cfg, setup);
+    EXPECT_EQ(r.device[2], DevicePath::ibgda);  // never load/store into the other host's heap
+    EXPECT_EQ(r.heap[2], Path::ucx_am);
+    const auto why = explain(f, cfg, setup, r);
+    EXPECT_NE(why[0].find("(PEs 0-1 here, mapped through CUDA IPC)"), std::string::npos) << why[0];
+    EXPECT_NE(why[2].find("PEs on other hosts (2-3) through the software NIC"), std::string::npos) << why[2];
+}
+
+// Two machines with one host name ("localhost"): the launcher keeps them apart.
+TEST(Routes, SameNameOtherHosts) {
+    const auto h = on_every_pe({{"localhost", "localhost", "localhost", "localhost"}, {{0, 1}, {0, 1}, {2, 3}, {2, 3}}});
+    EXPECT_EQ(h[1].local, group(4, {0, 1}));
+    EXPECT_FALSE(h[1].all_one_host);
+    EXPECT_EQ(h[1].disagreement, "PEs 0 and 2 have one host name (localhost), but the launcher of PE 0 puts PE 2 on another host");
+    // A launcher whose groups overlap (0 with 1 and 2, but 1 not with 2) divides nothing: the
+    // names decide, alike on every PE.
+    const auto o = on_every_pe({{"n", "n", "n"}, {{0, 1, 2}, {0, 1}, {0, 2}}});
+    EXPECT_EQ(o[1].local, group(3, {0, 1, 2}));
+    EXPECT_NE(o[0].disagreement.find("the host names alone decide"), std::string::npos) << o[0].disagreement;
+}
+
+TEST(Routes, PeList) {
+    EXPECT_EQ(pe_list({true, true, false, false, true}), "0-1, 4");
+    EXPECT_EQ(pe_list({false, true}), "1");
+    EXPECT_EQ(pe_list({false}), "none");
 }

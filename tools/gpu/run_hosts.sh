@@ -109,7 +109,7 @@ if [[ $MODE == cpu ]]; then
   export SHMEM_SYMMETRIC_SIZE=64M KISHMEM_HANG_ABORT=40 KISHMEM_YIELD=1 KISHMEM_TEST_MULTIHOST=1
   run cpu_ibgda_sim_mp_am 90 "PASS ibgda_sim_mp on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/ibgda/ibgda_sim_mp" --am
   run cpu_proxy_mp 90 "PASS proxy_mp on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/proxy/proxy_mp"
-  run cpu_routes 60 "host calls: same-host PEs by load/store, PEs on other hosts through UCX" \
+  run cpu_routes 60 "host calls: same-host PEs \(0-1\) by load/store, PEs on other hosts \(2-3\) through UCX" \
     --host "$HOSTLIST" -np "$NP" "$BUILD/tools/info/kishmem-info" --routes
 fi
 
@@ -142,7 +142,7 @@ if [[ $MODE == gpu ]]; then
   export SHMEM_SYMMETRIC_SIZE=256M KISHMEM_HEAP=device KISHMEM_HANG_ABORT=60 KISHMEM_YIELD=1
   for path in ibgda proxy; do
     export KISHMEM_REMOTE=$path
-    run "routes.$path" 60 "GPU memory on this host group.*other hosts through UCX active messages" \
+    run "routes.$path" 60 "GPU memory on this host group \(PEs 0-1 here.*other hosts through UCX active messages" \
       --host "$HOSTLIST" -np "$NP" "$BUILD/tools/info/kishmem-info" --routes
     run "gpu_rma.$path" 180 "PASS gpu_rma on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/gpu/gpu_rma"
     run "gpu_remote.$path" 180 "PASS gpu_remote .$path. on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/gpu/gpu_remote"
@@ -156,7 +156,7 @@ if [[ $MODE == gpu ]]; then
   done
   # Auto: same-host PEs by load/store, the other host over the software NIC.
   export KISHMEM_REMOTE=auto
-  run routes.auto 60 "kernels: same-host PEs by load/store, PEs on other hosts through the software NIC" \
+  run routes.auto 60 "kernels: same-host PEs \(0-1\) by load/store, PEs on other hosts \(2-3\) through the software NIC" \
     --host "$HOSTLIST" -np "$NP" "$BUILD/tools/info/kishmem-info" --routes
   run gpu_rma.auto 180 "PASS gpu_rma on $NP PEs" --host "$HOSTLIST" -np "$NP" "$BUILD/tests/gpu/gpu_rma"
   grep -hE "^moe:|dispatch|combine" "$RES"/moe0*.log > "$RES/moe.txt" 2>/dev/null
