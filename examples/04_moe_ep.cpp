@@ -4,7 +4,10 @@
 // PEs, a stand-in expert scales each row, combine brings the rows back and sums them weighted.
 // Every received row and every output value is checked against a CPU computation, then both
 // phases are timed and printed in the layout of DeepEP's low-latency table, beside the ideal
-// time for the link (kishmem/ep/plan.h, the model kishmem-plan prints).
+// time for the link (kishmem/ep/plan.h, the model kishmem-plan prints). Where kernels reach
+// peers through the software NIC (KISHMEM_REMOTE=ibgda) or the CPU proxy, one more round counts
+// the work requests and bytes each call posts (shmemx_nic_stats) and prints them per PE with
+// the time a 400 Gb/s NIC would need for them.
 //
 // With a GPU (heap in GPU memory) the calls are kernels; without one (or with --cpu) the same
 // API runs on the CPU over a host heap.
@@ -88,6 +91,12 @@ __global__ void run_experts(const uint8_t* x, const float* scales, const int* co
         }
     }
 }
+
+// remote[p] = 1 where kernels reach PE p through the NIC or the proxy (the device shmem_ptr is
+// null; the host's may not be: KISHMEM_REMOTE=ibgda sends even same-GPU peers that way).
+__global__ void reached_remotely(const void* sym, int npes, int* remote) {
+    for (int p = threadIdx.x; p < npes; p += blockDim.x) remote[p] = shmem_ptr(sym, p) == nullptr;
+}
 #endif
 
 void experts_cpu(const ep::Received& rv, const ep::Layout& l, uint16_t* out) {
@@ -164,6 +173,30 @@ int check(const ep::Layout& l, const Routing& r, const std::vector<int>& count, 
         }
     }
     return 0;
+}
+
+// What one dispatch and one combine posted to the NIC (or the proxy), per PE: shmemx_nic_stats
+// around each call, and the entries and rows that crossed to PEs this one does not load/store
+// (from the routing).
+enum Count { kSource, kDispWr, kDispBytes, kDispEntries, kCombWr, kCombBytes, kCombRows, kCounts };
+
+// Every PE's counts (g + p * stride), as a table with the time on a 400 Gb/s NIC
+// (kishmem::plan::nic_time_s: 50 GB/s, 200 M msg/s); nothing where no PE counted any.
+void print_counts(const double* g, size_t stride, int npes) {
+    int source = SHMEMX_NIC_SOURCE_NONE;
+    for (int p = 0; p < npes; ++p) source = std::max(source, static_cast<int>(g[p * stride + kSource]));
+    if (source == SHMEMX_NIC_SOURCE_NONE) return;
+    std::printf("\nwork requests per call on each PE's %s (shmemx_nic_stats around one call, its stream synchronized); "
+                "@ 400 Gb/s: max(bytes / 50 GB/s, work requests / 200 M/s)\n",
+                source == SHMEMX_NIC_SOURCE_NIC ? "software NIC (IBGDA)" : "CPU proxy");
+    std::printf("| PE | dispatch WRs | entries to remote PEs | dispatch bytes | dispatch @ 400 Gb/s | combine WRs | rows from "
+                "remote PEs | combine bytes | combine @ 400 Gb/s |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int p = 0; p < npes; ++p) {
+        const double* c = g + p * stride;
+        std::printf("| PE %d | %.0f | %.0f | %.0f | %.2f us | %.0f | %.0f | %.0f | %.2f us |\n", p, c[kDispWr], c[kDispEntries],
+                    c[kDispBytes], kishmem::plan::nic_time_s(c[kDispWr], c[kDispBytes]) * 1e6, c[kCombWr], c[kCombRows],
+                    c[kCombBytes], kishmem::plan::nic_time_s(c[kCombWr], c[kCombBytes]) * 1e6);
+    }
 }
 
 double median(std::vector<double> v) {
@@ -356,7 +389,63 @@ int main(int argc, char** argv) {
     combine(false);
     verify();
 
-    // 2. Timed: normal calls, then send-only + hook (send and receive timed apart).
+    // 2. Counted (GPU form; outside the timed rounds): one more round, each call alone between
+    //    stream synchronizations and host barriers (which post nothing to the NIC or proxy).
+    double counts[kCounts] = {0};
+    if (gpu) {
+        shmemx_nic_stats_t st[4];
+        int rc = 0;
+        auto sync_read = [&](shmemx_nic_stats_t* to) {
+#if defined(__CUDACC__)
+            CK(cudaStreamSynchronize(s));
+#endif
+            rc |= shmemx_nic_stats(to);
+        };
+        sync_read(&st[0]);
+        shmem_barrier_all();  // every PE is done reading the last round
+        dispatch(false);
+        sync_read(&st[1]);
+        experts();
+        sync_read(&st[2]);
+        shmem_barrier_all();
+        combine(false);
+        sync_read(&st[3]);
+        if (rc == 0) {
+            std::vector<int> remote(npes, 0);
+#if defined(__CUDACC__)
+            int* remote_d = nullptr;  // rv.x: an address in the symmetric heap (the buffer's block)
+            CK(cudaMalloc(&remote_d, npes * sizeof(int)));
+            reached_remotely<<<1, 128, 0, s>>>(rv.x, npes, remote_d);
+            CK(cudaMemcpyAsync(remote.data(), remote_d, npes * sizeof(int), cudaMemcpyDeviceToHost, s));
+            CK(cudaStreamSynchronize(s));
+            CK(cudaFree(remote_d));
+#endif
+
+            counts[kSource] = st[0].source;
+            counts[kDispWr] = static_cast<double>(st[1].work_requests - st[0].work_requests);
+            counts[kDispBytes] = static_cast<double>(st[1].bytes - st[0].bytes);
+            counts[kCombWr] = static_cast<double>(st[3].work_requests - st[2].work_requests);
+            counts[kCombBytes] = static_cast<double>(st[3].bytes - st[2].bytes);
+            for (int p = 0; p < npes; ++p)
+                for (size_t j = 0; j < static_cast<size_t>(T) * K; ++j) {
+                    const int e = r.idx[static_cast<size_t>(p) * T * K + j];
+                    if (e < 0 || (p == me) == (e / l.L == me) || !remote[p == me ? e / l.L : p]) continue;
+                    counts[p == me ? kDispEntries : kCombRows] += 1;
+                }
+            // At least what the rows need: per entry the row, its scales (FP8) and its source
+            // (ep/README.md: 3 work requests, 2 for bf16), per row pushed back one write.
+            const double n = counts[kDispEntries], rows_back = counts[kCombRows];
+            if (counts[kDispWr] < n * (l.G ? 3 : 2) || counts[kDispBytes] < n * (H * l.xb + l.G * 4 + 16) ||
+                counts[kCombWr] < rows_back || counts[kCombBytes] < rows_back * H * 2) {
+                std::fprintf(stderr, "FAIL: PE %d: dispatch posted %.0f work requests of %.0f bytes for %.0f entries, combine %.0f of "
+                             "%.0f bytes for %.0f rows: fewer than the rows need\n", me, counts[kDispWr], counts[kDispBytes], n,
+                             counts[kCombWr], counts[kCombBytes], rows_back);
+                shmem_global_exit(1);
+            }
+        }
+    }
+
+    // 3. Timed: normal calls, then send-only + hook (send and receive timed apart).
     enum { kDisp, kComb, kDispSend, kDispRecv, kCombSend, kCombRecv, kN };
     std::vector<double> tm[kN];
 #if defined(__CUDACC__)
@@ -424,8 +513,9 @@ int main(int argc, char** argv) {
         }
     verify();  // the last round too
 
-    // 3. The slowest PE's medians, gathered on PE 0.
-    double mine[kN + 1];
+    // 4. The slowest PE's medians (and every PE's counts), gathered on PE 0.
+    constexpr size_t kStride = kN + 1 + kCounts;
+    double mine[kStride];
     for (int i = 0; i < kN; ++i) mine[i] = median(tm[i]);
     int bus = 0;
 #if defined(__CUDACC__)
@@ -436,17 +526,18 @@ int main(int argc, char** argv) {
     }
 #endif
     mine[kN] = bus;
-    auto* all = static_cast<double*>(shmem_malloc(sizeof(double) * (kN + 1) * npes));
-    shmem_putmem(all + static_cast<size_t>(me) * (kN + 1), mine, sizeof mine, 0);
+    std::copy(counts, counts + kCounts, mine + kN + 1);
+    auto* all = static_cast<double*>(shmem_malloc(sizeof(double) * kStride * npes));
+    shmem_putmem(all + static_cast<size_t>(me) * kStride, mine, sizeof mine, 0);
     shmem_barrier_all();
     if (me == 0) {
-        std::vector<double> g(static_cast<size_t>(kN + 1) * npes);
+        std::vector<double> g(kStride * npes);
         shmem_getmem(g.data(), all, g.size() * sizeof(double), 0);
         double worst[kN] = {0};
         bool one_gpu = true;
         for (int p = 0; p < npes; ++p) {
-            for (int i = 0; i < kN; ++i) worst[i] = std::max(worst[i], g[p * (kN + 1) + i]);
-            one_gpu &= g[p * (kN + 1) + kN] == g[kN];
+            for (int i = 0; i < kN; ++i) worst[i] = std::max(worst[i], g[p * kStride + i]);
+            one_gpu &= g[p * kStride + kN] == g[kN];
         }
         namespace plan = kishmem::plan;
         const double db = l.xb, cb = 2;
@@ -486,6 +577,7 @@ int main(int argc, char** argv) {
         } else {
             std::printf("\nCPU form: the calling thread of each PE does the work (no GPU)\n");
         }
+        print_counts(g.data() + kN + 1, kStride, npes);
         std::printf("RESULT ep dispatch_us %.2f\nRESULT ep combine_us %.2f\n", worst[kDisp], worst[kComb]);
         std::printf("PASS 04_moe_ep on %d PEs\n", npes);
     }

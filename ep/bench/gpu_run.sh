@@ -2,7 +2,8 @@
 # ep/bench/gpu_run.sh: on the GPU machine, build kishmem::ep, run its GPU tests (ctest gpu.ep.*)
 # and the flagship at 2 and 4 PEs on one GPU under a private MPS daemon (FP8 and bf16 dispatch;
 # load/store, then IBGDA over the software NIC and the CPU proxy), and NVSHMEM's
-# alltoallmem_on_stream moving the same bytes. Results in $OUT (default ./ep-results).
+# alltoallmem_on_stream moving the same bytes; the IBGDA and proxy runs also print the work
+# requests and bytes of one dispatch and one combine per PE. Results in $OUT (default ./ep-results).
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -39,6 +40,8 @@ done
 for np in 2 4; do run "ldst np$np fp8 expert-out-device" "$np" KISHMEM_REMOTE=auto -- --expert-out-device; done
 for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
+# Work requests and bytes per call and PE over the software NIC and the proxy (shmemx_nic_stats).
+grep -E "^== (ibgda|proxy)|^work requests per call|^\| PE " "$RES/flagship.txt"
 NV=; [[ ${EP_SKIP_NVSHMEM:-0} == 1 ]] || NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)
 if [[ -n $NV ]]; then
   mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
