@@ -17,10 +17,12 @@
 // oracle), and the test requires shmem_ptr non-NULL exactly for same-host PEs and the service's
 // counts to be exactly the off-host PEs' operations (kOpsPerPeer each way): same-host traffic
 // never goes through UCX, off-host traffic always does.  --am-all sends every peer that way
-// (the carriage on one host).
+// (the carriage on one host); --am-lazy too, with no endpoint made beforehand: each one is made
+// when a PE first sends there or answers a request from there (a service must answer a PE it
+// did not connect to).
 //
 //   ibgda_sim_mp            the test (prints "PASS ibgda_sim_mp on N PEs")
-//   ibgda_sim_mp --am[-all] the same over UCX active messages
+//   ibgda_sim_mp --am[-all|-lazy] the same over UCX active messages
 //   ibgda_sim_mp --status   prints kishmem::ibgda_status() and exits (no shmem_init)
 //   ibgda_sim_mp --nic-stats-null  calls shmemx_nic_stats(NULL): must end with a message
 #include <sched.h>
@@ -207,7 +209,8 @@ int main(int argc, char** argv) {
         shmem_finalize();
         return 0;
     }
-    const bool am_all = argc > 1 && std::strcmp(argv[1], "--am-all") == 0;
+    const bool am_lazy = argc > 1 && std::strcmp(argv[1], "--am-lazy") == 0;
+    const bool am_all = am_lazy || (argc > 1 && std::strcmp(argv[1], "--am-all") == 0);
     const bool am = am_all || (argc > 1 && std::strcmp(argv[1], "--am") == 0);
     int provided = -1;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
@@ -283,7 +286,8 @@ int main(int argc, char** argv) {
             std::memcpy(&n, addrs + kAddrBytes * pe, 8);
             all[pe].assign(addrs + kAddrBytes * pe + 8, addrs + kAddrBytes * pe + 8 + n);
         }
-        CHECK(service->connect(all, via_am, &why) == Status::ok, "UcxAm::connect: %s", why.c_str());
+        const std::vector<bool> connect_now = am_lazy ? std::vector<bool>(via_am.size(), false) : via_am;
+        CHECK(service->connect(all, connect_now, &why) == Status::ok, "UcxAm::connect: %s", why.c_str());
         service->start();
         std::vector<std::unique_ptr<HeapAccess>> parts;
         parts.push_back(make_runtime_heap_access(2, &why));  // same-host peers: load/store

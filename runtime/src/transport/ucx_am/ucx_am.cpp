@@ -52,6 +52,7 @@ struct UcxAm::Impl {
     ucp_context_h ctx = nullptr;
     ucp_worker_h worker = nullptr;
     std::vector<ucp_ep_h> eps;
+    std::vector<Blob> addrs;               // every PE's worker address (connect), for endpoints made on demand
     std::mutex mu;                         // the worker and everything below
     std::vector<UcxAmClient*> clients;     // by id (nullptr once gone)
     std::vector<Incoming> incoming;        // arrived, not yet applied
@@ -72,6 +73,9 @@ struct UcxAm::Impl {
         return n + serve();
     }
     Status apply(const Req& r, const std::vector<char>& data, uint64_t* old, std::vector<char>* out);
+    // The endpoint to pe, made now if connect() did not (mu held): a PE this one did not take
+    // for off-host may still send it requests, and each one needs its answer.
+    ucp_ep_h ep(int pe, std::string* why);
 };
 
 // An initiator: a HeapAccess whose operations become requests to the target PEs.
@@ -155,12 +159,12 @@ private:
                    bool wait) {
         std::unique_lock<std::mutex> g(s_->mu);
         if (status_ != Status::ok) return status_;
-        if (pe < 0 || pe >= s_->npes || !s_->eps[pe]) {
-            fail(pe, "no UCX endpoint to that PE");
+        std::string why;
+        if (pe < 0 || pe >= s_->npes || !s_->ep(pe, &why)) {
+            fail(pe, why.empty() ? "no such PE" : why);
             return status_;
         }
         Req r{op, s_->me, id_, 0, seq_[pe], off, n, operand, compare};
-        std::string why;
         const std::size_t bytes = op == Op::write ? n : 0;
         if (s_->send(pe, kReqId, &r, sizeof r, data, bytes, &why) != Status::ok) {
             fail(pe, why);
@@ -296,7 +300,10 @@ std::size_t UcxAm::Impl::serve() {
     for (Answer& a : answers) {
         if (flushed != Status::ok && a.rep.status == 0) a.rep.status = static_cast<uint32_t>(flushed);
         std::string why;
-        if (a.pe < 0 || a.pe >= npes || !eps[a.pe]) continue;
+        if (a.pe < 0 || a.pe >= npes || !ep(a.pe, &why)) {
+            warn("UCX active message", "PE %d cannot answer PE %d: %s", me, a.pe, why.c_str());
+            continue;
+        }
         if (send(a.pe, kRepId, &a.rep, sizeof a.rep, a.data.data(), a.data.size(), &why) != Status::ok)
             debug("UCX active messages: answering PE %d: %s", a.pe, why.c_str());
         bytes.fetch_add(a.data.size(), std::memory_order_relaxed);
@@ -376,25 +383,33 @@ Status UcxAm::open(int me, int npes, std::size_t heap_bytes, ibgda::HeapAccess* 
     return Status::ok;
 }
 
+ucp_ep_h UcxAm::Impl::ep(int pe, std::string* why) {
+    if (eps[pe]) return eps[pe];
+    if (pe == me || static_cast<std::size_t>(pe) >= addrs.size()) {
+        *why = "no UCX endpoint to PE " + std::to_string(pe);
+        return nullptr;
+    }
+    BlobReader r(addrs[pe]);
+    Blob addr = r.bytes();
+    ucp_ep_params_t p;
+    std::memset(&p, 0, sizeof p);
+    // No peer-failure mode: its keepalive timed endpoints out on a loaded machine (a slow peer
+    // is not a dead one); the runtime's liveness watch ends the job when a peer is gone.
+    p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    p.address = reinterpret_cast<const ucp_address_t*>(addr.data());
+    ucs_status_t st = r.ok() && !addr.empty() ? ucp_ep_create(worker, &p, &eps[pe]) : UCS_ERR_INVALID_PARAM;
+    if (st == UCS_OK) return eps[pe];
+    eps[pe] = nullptr;
+    *why = "UCX endpoint (active messages) to PE " + std::to_string(pe) + ": " + ucs_status_string(st);
+    return nullptr;
+}
+
 Status UcxAm::connect(const std::vector<Blob>& blobs, const std::vector<bool>& want, std::string* why) {
     Impl& s = *impl_;
     std::lock_guard<std::mutex> g(s.mu);
-    for (int pe = 0; pe < s.npes && pe < static_cast<int>(blobs.size()); ++pe) {
-        if (!want[pe] || pe == s.me) continue;
-        BlobReader r(blobs[pe]);
-        Blob addr = r.bytes();
-        ucp_ep_params_t ep;
-        std::memset(&ep, 0, sizeof ep);
-        // No peer-failure mode: its keepalive timed endpoints out on a loaded machine (a slow peer
-        // is not a dead one); the runtime's liveness watch ends the job when a peer is gone.
-        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-        ep.address = reinterpret_cast<const ucp_address_t*>(addr.data());
-        ucs_status_t st = r.ok() && !addr.empty() ? ucp_ep_create(s.worker, &ep, &s.eps[pe]) : UCS_ERR_INVALID_PARAM;
-        if (st != UCS_OK) {
-            *why = "UCX endpoint (active messages) to PE " + std::to_string(pe) + ": " + ucs_status_string(st);
-            return Status::unreachable;
-        }
-    }
+    s.addrs = blobs;
+    for (int pe = 0; pe < s.npes && pe < static_cast<int>(blobs.size()); ++pe)
+        if (want[pe] && pe != s.me && !s.ep(pe, why)) return Status::unreachable;
     return Status::ok;
 }
 

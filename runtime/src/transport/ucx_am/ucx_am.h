@@ -43,7 +43,8 @@ public:
     static Status open(int me, int npes, std::size_t heap_bytes, ibgda::HeapAccess* local, std::unique_ptr<UcxAm>* out,
                        Blob* mine, std::string* why);
     ~UcxAm();
-    // Endpoints to every pe with want[pe] (blobs: every PE's *mine, in PE order).
+    // Endpoints to every pe with want[pe] (blobs: every PE's *mine, in PE order); endpoints to
+    // the others are made when a client first sends there or a request from there is answered.
     Status connect(const std::vector<Blob>& blobs, const std::vector<bool>& want, std::string* why);
     // The service thread: starts serving peers' requests / stops (before the heap goes).
     void start();
