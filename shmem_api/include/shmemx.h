@@ -29,6 +29,7 @@ typedef struct {
  * runs for this PE (a host heap, or every peer reached by load/store).  A NULL stats ends the
  * job with a message, as a bad argument of any routine. */
 #define SHMEMX_NIC_STATS_NONE 1
+
 #if defined(__GNUC__)
 #pragma GCC visibility push(default)
 #endif
@@ -36,35 +37,23 @@ typedef struct {
 extern "C" {
 #endif
 int shmemx_nic_stats(shmemx_nic_stats_t *stats);
-#ifdef __cplusplus
-}
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
 
 /* Host calls ordered on a CUDA stream (a small kernel each, so they can be captured into a CUDA
  * graph).  The heap must be in GPU memory (KISHMEM_HEAP=auto on a GPU machine).  Return 0, or
  * the CUDA error of the launch. */
 #if defined(__CUDACC__) || defined(CUDART_VERSION)
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
 int shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe, cudaStream_t stream);
 int shmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
                                    uint64_t signal, int sig_op, int pe, cudaStream_t stream);
 int shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, cudaStream_t stream);
 int shmemx_quiet_on_stream(cudaStream_t stream);
 int shmemx_barrier_all_on_stream(cudaStream_t stream);
+#endif
 #ifdef __cplusplus
 }
 #endif
 #if defined(__GNUC__)
 #pragma GCC visibility pop
-#endif
 #endif
 
 #if defined(__CUDACC__)
