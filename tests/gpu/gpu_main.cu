@@ -100,7 +100,12 @@ int main() {
     shmem_long_p(flag, 42 + me, (me + 1) % np);
     shmem_long_wait_until(flag, SHMEM_CMP_EQ, 42 + left);
     CHECK(shmem_long_g(flag, me) == 42 + left, "host g of own device heap");
-    CHECK(shmem_ptr(flag, (me + 1) % np) != nullptr, "shmem_ptr to a same-host GPU heap");
+    {  // shmem_ptr maps exactly the PEs of this host (SHMEM_TEAM_SHARED), on one host or several
+        const int right_pe = (me + 1) % np;
+        const bool same_host = shmem_team_translate_pe(SHMEM_TEAM_WORLD, right_pe, SHMEM_TEAM_SHARED) >= 0;
+        CHECK((shmem_ptr(flag, right_pe) != nullptr) == same_host,
+              same_host ? "shmem_ptr to a same-host GPU heap" : "shmem_ptr NULL to another host's GPU heap");
+    }
 
     // 7. stream-ordered calls, directly and captured into a CUDA graph replayed three times
     int right = (me + 1) % np;
