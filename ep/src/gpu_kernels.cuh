@@ -5,7 +5,7 @@
 // before the top-k check so that the round trips overlap; a block reads each of its tokens once
 // (16 channels per thread), quantizes it once and stores it to each of its K rows (mapped peers)
 // or stages it once and puts it (peers reached by IBGDA or the proxy): per remote entry the
-// row, its scales (FP8) and its SrcInfo, three work requests (ep/README.md says why not fewer).
+// row, its scales (FP8) and its SrcInfo, three work requests (docs/ep-protocol.md says why not fewer).
 // Arrival: a receiver's arrive[kind][sender] grows by kArriveUnit per round once everything the
 // sender sent is visible: every block adds 1 to mapped receivers after its own rows (block 0
 // adds 1 + kArriveUnit - blocks, after the round's flag word), and the last block adds
