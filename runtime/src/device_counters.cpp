@@ -23,7 +23,7 @@ rt::DeviceCounters counters_of(const ibgda::SimNicStats& s) {
 rt::DeviceCounters counters_of(const proxy::ProxyStats& s) {
     rt::DeviceCounters c;
     c.source = rt::CounterSource::proxy;
-    c.work_requests = s.executed - s.errors;  // executed counts the failed ones too
+    c.work_requests = s.executed > s.errors ? s.executed - s.errors : 0;  // executed counts the failed ones too
     c.bytes = s.bytes;
     c.errors = s.errors;
     return c;

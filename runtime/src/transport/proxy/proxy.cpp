@@ -74,7 +74,7 @@ ProxyStats Proxy::stats() const {
 std::size_t Proxy::poll_locked() {
     std::size_t total = 0;
     for (Chan& c : ch_) {
-        const uint32_t start = c.tail;
+        const uint32_t start = c.pass_start = c.tail;
         while (c.tail - start < opt_.max_per_pass) {
             const uint64_t* w = reinterpret_cast<const uint64_t*>(desc_slot(c.view, c.tail));
             const uint64_t w0 = __atomic_load_n(w, __ATOMIC_ACQUIRE);
@@ -86,6 +86,7 @@ std::size_t Proxy::poll_locked() {
             std::string why;
             uint32_t err = fail_on_purpose(&d, &why);
             if (err == 0) err = execute(c, c.tail, d, &why);
+            c.last = d;
             if (err != 0) {
                 n_.errors.fetch_add(1, std::memory_order_relaxed);
                 debug("CPU proxy: descriptor %u (%s to PE %u, offset %llu): %s", c.tail, desc_op_name(d.op), d.pe,
@@ -102,20 +103,33 @@ std::size_t Proxy::poll_locked() {
         total += c.tail - start;
     }
     if (total == 0) return 0;
-    flush();
-    for (Chan& c : ch_)
-        if (*c.view.done != c.tail) __atomic_store_n(const_cast<uint32_t*>(c.view.done), c.tail, __ATOMIC_RELEASE);
+    // Writes that did not land (a transport that only says so at its flush) fail every channel
+    // of this pass that has no error yet, before its completions are published.
+    if (flush() != Status::ok) {
+        const std::string why = "the pass's writes did not land: " + heap_->last_error();
+        for (Chan& c : ch_) {
+            if (c.tail == c.pass_start || *c.view.error != 0) continue;
+            n_.errors.fetch_add(1, std::memory_order_relaxed);
+            *c.view.error_index = c.tail - 1;
+            note_failure(c, c.last, why);
+            __atomic_store_n(const_cast<uint32_t*>(c.view.error), 0x100u | kErrTransfer | (c.last.pe & 0xffffu) << 16,
+                             __ATOMIC_RELEASE);
+        }
+    }
+    // Counters first: whoever sees a completion also sees it counted.
     n_.executed.fetch_add(total, std::memory_order_relaxed);
     n_.bytes.fetch_add(pass_bytes_, std::memory_order_relaxed);
     pass_bytes_ = 0;
+    for (Chan& c : ch_)
+        if (*c.view.done != c.tail) __atomic_store_n(const_cast<uint32_t*>(c.view.done), c.tail, __ATOMIC_RELEASE);
     return total;
 }
 
-void Proxy::flush() {
-    if (!dirty_) return;
+Status Proxy::flush() {
+    if (!dirty_) return Status::ok;
     n_.flushes.fetch_add(1, std::memory_order_relaxed);
-    heap_->flush();
     dirty_ = false;
+    return heap_->flush();
 }
 
 uint32_t Proxy::check_range(const Desc& d, uint64_t n, std::string* why) const {
@@ -139,7 +153,10 @@ uint32_t Proxy::execute(Chan& c, uint32_t idx, const Desc& d, std::string* why) 
     const int pe = static_cast<int>(d.pe);
     const uint64_t off = d.w[1];
     Status s = Status::ok;
-    if (d.op == kOpSignal || d.op == kOpAmo || d.op == kOpGet) flush();
+    if ((d.op == kOpSignal || d.op == kOpAmo || d.op == kOpGet) && flush() != Status::ok) {
+        *why = "earlier writes of this channel did not land: " + heap_->last_error();
+        return kErrTransfer;
+    }
     uint64_t n = 0;
     uint32_t err = 0;
     switch (d.op) {

@@ -76,9 +76,11 @@ private:
         ibgda::QueueMemory mem;
         Channel view{};
         uint32_t tail = 0;  // next descriptor to execute
+        uint32_t pass_start = 0;  // tail when this pass began
+        Desc last{};              // the last descriptor executed (named when the pass's flush fails)
     };
     std::size_t poll_locked();
-    void flush();  // HeapAccess::flush when writes were issued since the last one
+    Status flush();  // HeapAccess::flush when writes were issued since the last one
     // Executes descriptor idx of c; returns 0 or a ProxyError.
     uint32_t execute(Chan& c, uint32_t idx, const Desc& d, std::string* why);
     // opt_.fault: 0, or the error of the descriptor failed on purpose (d may be corrupted).

@@ -129,8 +129,10 @@ public:
     // Called by the reply handler (mu held).
     void answered(const Rep& r, const void* data, std::size_t n, int from) {
         ++done_;
-        old_ = r.old;
-        rx_.assign(static_cast<const char*>(data), static_cast<const char*>(data) + n);
+        if (from == want_pe_ && r.seq == want_seq_) {  // the answer a read or an atomic waits for, not an earlier write's
+            old_ = r.old;
+            rx_.assign(static_cast<const char*>(data), static_cast<const char*>(data) + n);
+        }
         if (r.status != static_cast<uint32_t>(Status::ok) && status_ == Status::ok)
             fail(from, std::string("PE ") + std::to_string(from) + " could not apply the operation to its heap (" +
                            status_name(static_cast<Status>(r.status)) + ")");
@@ -170,6 +172,7 @@ private:
             fail(pe, why);
             return status_;
         }
+        if (wait) want_pe_ = pe, want_seq_ = seq_[pe];
         ++seq_[pe];
         ++issued_;
         s_->sent.fetch_add(1, std::memory_order_relaxed);
@@ -194,8 +197,10 @@ private:
     LocalCopy copy_;
     std::vector<uint64_t> seq_;  // next sequence number per target
     uint64_t issued_ = 0, done_ = 0;  // requests sent, answers received
-    uint64_t old_ = 0;           // the last answer's old value
-    std::vector<char> tx_, rx_;  // a write's bytes on their way; the last answer's bytes
+    int want_pe_ = -1;           // the request a waiting call needs the answer of (target, sequence)
+    uint64_t want_seq_ = 0;
+    uint64_t old_ = 0;           // that answer's old value
+    std::vector<char> tx_, rx_;  // a write's bytes on their way; that answer's bytes
     Status status_ = Status::ok; // sticky: the first failure
     std::string error_;
 };
@@ -305,7 +310,7 @@ std::size_t UcxAm::Impl::serve() {
             continue;
         }
         if (send(a.pe, kRepId, &a.rep, sizeof a.rep, a.data.data(), a.data.size(), &why) != Status::ok)
-            debug("UCX active messages: answering PE %d: %s", a.pe, why.c_str());
+            warn("UCX active message", "PE %d cannot answer PE %d: %s (that PE's operation waits)", me, a.pe, why.c_str());
         bytes.fetch_add(a.data.size(), std::memory_order_relaxed);
     }
     served.fetch_add(batch.size(), std::memory_order_relaxed);
