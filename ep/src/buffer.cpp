@@ -141,6 +141,13 @@ int Buffer::combine_recv(cudaStream_t s, Handle* h) {
 }
 
 int Buffer::refuse_combine(cudaStream_t s, int status) {
+    if (round_ != 0 && comb_round_ == round_ && comb_pending_ && gpu_) {
+        // The combine went out, its hook is refused: PEs that let this one read their expert_out
+        // in place wait for its acknowledgement.
+        comb_pending_ = false;
+        const int told = GpuPath::combine_acknowledge(*this, s);
+        return told != kOk ? told : status;
+    }
     if (round_ == 0 || comb_round_ == round_) return status;  // no combine owed: no peer waits for this PE
     comb_round_ = round_;
     const int told = gpu_ ? GpuPath::combine_bad_input(*this, s) : HostPath::combine_bad_input(*this);

@@ -41,7 +41,7 @@ Layout make_layout(const Config& c, int npes, int me) {
     l.fmt = c.format;
     l.G = c.format == Format::fp8_e4m3 ? c.hidden / kScaleGroup : 0;
     l.xb = c.format == Format::fp8_e4m3 ? 1 : 2;
-    l.stage_rows = default_sms(c) * 8;  // one row per warp of the combine send kernel (8 warps a block)
+    l.stage_rows = default_sms(c) * 8;  // combine staging rows: one each for the first num_sms * 8 warps of its push
     carve(l);
     return l;
 }

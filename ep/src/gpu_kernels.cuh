@@ -22,6 +22,7 @@
 
 #include <climits>
 
+#include "acknowledge.cuh"
 #include "internal.h"
 #include "kishmem/ep/numerics.h"
 #include "prof.cuh"
@@ -99,10 +100,10 @@ __device__ inline uint4 quantize16(uint4 lo, uint4 hi, float* scale) {
 
 // Tell every receiver that this block's part of the round is visible (thread 0, after the
 // block's __syncthreads). Mapped receivers: add 1 (block 0: 1 + kArriveUnit - blocks, after
-// `word` = value) unless `skip_mapped` (already told). Receivers reached remotely: the last
+// `word` = value). Receivers reached remotely: the last
 // block, after every block's quiet, writes `word` and adds kArriveUnit. Returns whether this
 // block was the last one.
-__device__ inline bool arrive_all(const Args& a, int kind, uint64_t* word, uint64_t value, uint32_t* done, bool skip_mapped) {
+__device__ inline bool arrive_all(const Args& a, int kind, uint64_t* word, uint64_t value, uint32_t* done) {
     const Layout& l = a.l;
     const View v{a.base};
     const int* pe_of = v.pe_of(l);
@@ -115,7 +116,6 @@ __device__ inline bool arrive_all(const Args& a, int kind, uint64_t* word, uint6
             remote = true;
             continue;
         }
-        if (skip_mapped) continue;
         if (blockIdx.x == 0) {
             shmem_uint64_p(word, value, pe);
             shmem_fence();
@@ -392,7 +392,7 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(Args a, const uint1
             const long long e = static_cast<long long>(idx[s_bad]);
             record_error(a.err, e < -1 || e >= l.E ? kErrIndex : kErrDuplicate, s_bad / K, s_bad % K, -1, e);
         }
-        s_last = arrive_all(a, kDispatch, v.disp_flag(l) + l.me, round | (bad ? kBadInputBit : 0), &st->done_dispatch, false);
+        s_last = arrive_all(a, kDispatch, v.disp_flag(l) + l.me, round | (bad ? kBadInputBit : 0), &st->done_dispatch);
         KISHMEM_EP_PROF(kProfDispatch, round, 4);
     }
     __syncthreads();
@@ -419,17 +419,24 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
     if (threadIdx.x == 0) {
         s_unmapped = 0;
         for (int r = 0; r < l.npes; ++r) s_unmapped |= shmem_ptr(a.base, pe_of[r]) == nullptr;
-        if (blockIdx.x == 0) st->pulled = pull;
-        if (pull && blockIdx.x == 0) {  // expert_out is complete (stream order): visible before the words
-            shmem_quiet();
-            uint64_t* arrive = v.arrive(l) + kCombine * l.npes + l.me;
-            for (int r = 0; r < l.npes; ++r) {
-                const int pe = pe_of[r];
-                if (!shmem_ptr(a.base, pe)) continue;
-                shmem_uint64_p(v.comb_off(l) + l.me, static_cast<uint64_t>(eo_off) + kOffBias, pe);
-                shmem_uint64_p(v.comb_flag(l) + l.me, round, pe);
-                shmem_fence();
-                shmem_uint64_atomic_add(arrive, kArriveUnit, pe);
+        if (blockIdx.x == 0) {
+            st->pulled = pull;
+            // Where this round's expert_out is for every mapped PE (0: pushed), ordered before
+            // block 0's arrival by the quiet in front of it. With every PE mapped and expert_out
+            // symmetric nothing moves: the arrival follows at once (expert_out is complete in
+            // stream order). Otherwise the arrivals wait for every block's rows, so that no PE
+            // starts its next dispatch (which rewrites recv_src) while a block still reads it.
+            const uint64_t off = pull ? static_cast<uint64_t>(eo_off) + kOffBias : 0;
+            for (int r = 0; r < l.npes; ++r)
+                if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_p(v.comb_off(l) + l.me, off, pe_of[r]);
+            if (pull && !s_unmapped) {
+                shmem_quiet();
+                uint64_t* arrive = v.arrive(l) + kCombine * l.npes + l.me;
+                for (int r = 0; r < l.npes; ++r) {
+                    shmem_uint64_p(v.comb_flag(l) + l.me, round, pe_of[r]);
+                    shmem_fence();
+                    shmem_uint64_atomic_add(arrive, kArriveUnit, pe_of[r]);
+                }
             }
         }
     }
@@ -478,7 +485,7 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
     }
     __syncthreads();
     KISHMEM_EP_PROF(kProfCombineSend, round, 2);
-    if (threadIdx.x == 0 && rows) arrive_all(a, kCombine, v.comb_flag(l) + l.me, round, &st->done_combine, pull);
+    if (threadIdx.x == 0 && rows) arrive_all(a, kCombine, v.comb_flag(l) + l.me, round, &st->done_combine);
     KISHMEM_EP_PROF(kProfCombineSend, round, 3);
 }
 
@@ -553,10 +560,10 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
         const int* pe_of = v.pe_of(l);
         __threadfence();
         if (atomicAdd(&st->done_read, 1u) == gridDim.x - 1) {
+            __threadfence();  // block 0's st->pulled (written before its own count) is seen
             st->done_read = 0;
+            acknowledge_read(l, a.base);
             uint64_t* ack = v.arrive(l) + kRead * l.npes;
-            for (int r = 0; r < l.npes; ++r)
-                if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_atomic_add(ack + l.me, kArriveUnit, pe_of[r]);
             if (st->pulled)
                 for (int r = 0; r < l.npes; ++r)
                     if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_wait_until(ack + r, SHMEM_CMP_GE, round * kArriveUnit);

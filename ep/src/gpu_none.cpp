@@ -13,6 +13,7 @@ int GpuPath::dispatch_recv(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::combine_send(Buffer&, cudaStream_t, const void*, const float*, void*, int, bool) { return kNoGpu; }
 int GpuPath::combine_recv(Buffer&, cudaStream_t, const float*, void*, int) { return kNoGpu; }
 int GpuPath::combine_bad_input(Buffer&, cudaStream_t) { return kNoGpu; }
+int GpuPath::combine_acknowledge(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::check(Buffer&, cudaStream_t) { return kOk; }
 int GpuPath::copy_to_device(void*, const void*, size_t) { return kNoGpu; }
 int GpuPath::zero_device(void*, size_t) { return kNoGpu; }

@@ -64,6 +64,11 @@ int GpuPath::init(Buffer& b) {
     int d = 0;
     if (cudaGetDevice(&d) != cudaSuccess || cudaDeviceGetAttribute(&b.dev_sms_, cudaDevAttrMultiProcessorCount, d) != cudaSuccess)
         b.dev_sms_ = 0;
+    // the PEs that may share this GPU: those of the team on this host (at most)
+    int sharing = 0;
+    for (int r = 0; r < b.layout_.npes; ++r)
+        sharing += shmem_team_translate_pe(b.team_, r, SHMEM_TEAM_SHARED) >= 0;
+    b.dev_sms_ /= sharing > 1 ? sharing : 1;
     const void* fns[] = {reinterpret_cast<const void*>(gpu::dispatch_send<int32_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_send<int64_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_recv), reinterpret_cast<const void*>(gpu::combine_send),
@@ -149,11 +154,11 @@ int GpuPath::dispatch_recv(Buffer& b, cudaStream_t s) {
 
 namespace {
 
-// Blocks of a kernel whose blocks all wait for every PE: a block per 1-2 tokens, within
-// num_sms and SMs / PEs, so that the blocks of all PEs sharing the GPU fit together.
-int waiting_blocks(int sms, int dev_sms, int npes, int T) {
+// Blocks of a kernel whose blocks all wait for every PE: up to a block per token, within num_sms
+// and this GPU's SMs per PE sharing it, so that the blocks of all those PEs fit together.
+int waiting_blocks(int sms, int sms_per_pe, int T) {
     long cap = sms;
-    if (dev_sms > 0 && dev_sms / npes < cap) cap = dev_sms / npes;
+    if (sms_per_pe > 0 && sms_per_pe < cap) cap = sms_per_pe;
     return static_cast<int>(T < 1 ? 1 : T < cap ? T : cap < 1 ? 1 : cap);
 }
 
@@ -174,13 +179,13 @@ int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float
     const auto* e = static_cast<const uint16_t*>(eo);
     const long long off = expert_out_offset(b.layout_, b.base_, eo);
     if (fuse_recv)
-        gpu::combine_all<<<waiting_blocks(b.sms_, b.dev_sms_, b.layout_.npes, T), gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), e, off, w, static_cast<uint16_t*>(out), T);
+        gpu::combine_all<<<waiting_blocks(b.sms_, b.dev_sms_, T), gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), e, off, w, static_cast<uint16_t*>(out), T);
     else gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(KISHMEM_EP_ARGS(b), e, off);
     return launched(b, "combine");
 }
 
 int GpuPath::combine_recv(Buffer& b, cudaStream_t s, const float* w, void* out, int T) {
-    gpu::combine_recv<<<waiting_blocks(b.sms_, b.dev_sms_, b.layout_.npes, T), gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), w, static_cast<uint16_t*>(out), T);
+    gpu::combine_recv<<<waiting_blocks(b.sms_, b.dev_sms_, T), gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), w, static_cast<uint16_t*>(out), T);
     return launched(b, "combine_recv");
 }
 

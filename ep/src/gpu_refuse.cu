@@ -2,12 +2,14 @@
 // thread tells every PE what a combine send would have (gpu_kernels.cuh): comb_off[me] = 0
 // (nothing to read here), comb_flag[me] = round | kBadInputBit, then arrive[kCombine][me]
 // grows by kArriveUnit; and, reading nothing itself, it acknowledges (arrive[kRead][me]) to
-// every mapped PE as a finished receive does. In stream order after this PE's earlier kernels
+// every mapped PE as a finished receive does (acknowledge.cuh); a refused hook after a sent
+// combine gives only that acknowledgement. In stream order after this PE's earlier kernels
 // (so no late word of theirs overwrites it) and capturable. The receive kernel of every peer
 // sees the bit and records kErrPeerBadCombine instead of summing.
 #include <cuda_runtime.h>
 #include <shmem.h>
 
+#include "acknowledge.cuh"
 #include "internal.h"
 
 namespace kishmem::ep {
@@ -22,8 +24,14 @@ __global__ void refuse_combine(Layout l, char* base) {
         shmem_uint64_p(v.comb_flag(l) + l.me, flag, pe);
         shmem_fence();
         shmem_uint64_atomic_add(v.arrive(l) + kArriveCombine * l.npes + l.me, kArriveUnit, pe);
-        if (shmem_ptr(base, pe)) shmem_uint64_atomic_add(v.arrive(l) + kArriveRead * l.npes + l.me, kArriveUnit, pe);
     }
+    gpu::acknowledge_read(l, base);
+    shmem_quiet();
+}
+
+// A refused hook after a sent combine: only the acknowledgement its receive would have given.
+__global__ void acknowledge(Layout l, char* base) {
+    gpu::acknowledge_read(l, base);
     shmem_quiet();
 }
 
@@ -32,8 +40,13 @@ __global__ void refuse_combine(Layout l, char* base) {
 int GpuPath::combine_bad_input(Buffer& b, cudaStream_t s) {
     refuse_combine<<<1, 1, 0, s>>>(b.layout_, b.base_);
     const cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) return kOk;
-    return b.fail(kBadArgument, "combine", "the kernel that tells the peers could not start: %s", cudaGetErrorString(e));
+    return e == cudaSuccess ? kOk : b.fail(kBadArgument, "combine", "the kernel that tells the peers could not start: %s", cudaGetErrorString(e));
+}
+
+int GpuPath::combine_acknowledge(Buffer& b, cudaStream_t s) {
+    acknowledge<<<1, 1, 0, s>>>(b.layout_, b.base_);
+    const cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? kOk : b.fail(kBadArgument, "combine_recv", "the kernel that acknowledges the peers could not start: %s", cudaGetErrorString(e));
 }
 
 }  // namespace kishmem::ep

@@ -66,6 +66,8 @@ struct GpuPath {
     static int combine_recv(Buffer& b, cudaStream_t s, const float* weights, void* out, int T);
     // comb_flag[me] = round | kBadInputBit on every PE, stream-ordered (gpu_refuse.cu)
     static int combine_bad_input(Buffer& b, cudaStream_t s);
+    // a refused hook after a sent combine: its acknowledgement to the mapped PEs (gpu_refuse.cu)
+    static int combine_acknowledge(Buffer& b, cudaStream_t s);
     static int check(Buffer& b, cudaStream_t s);  // synchronizes; reports the error record
     static int copy_to_device(void* dst, const void* src, size_t n);  // kOk, or kNoGpu after a message
     static int zero_device(void* dst, size_t n);

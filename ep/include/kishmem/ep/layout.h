@@ -50,7 +50,7 @@ struct Layout {
     int R = 0;       // max_recv: rows per local expert, npes * T (every token of every PE)
     int G = 0;       // scale groups per token: H / 128 (FP8 only, else 0)
     int xb = 0;      // bytes per dispatched element: 1 (FP8) or 2 (bf16)
-    int stage_rows = 0;  // combine staging rows (one per warp of the combine send kernel)
+    int stage_rows = 0;  // combine staging rows (one each for the first stage_rows warps of its push)
     Format fmt = Format::fp8_e4m3;
     // byte offsets from the start of the symmetric block
     size_t recv_x = 0, recv_scales = 0, recv_src = 0, recv_count = 0, counter = 0, disp_flag = 0, comb_flag = 0,
