@@ -43,7 +43,11 @@ bool includes_me(const Inside& g) {
 }
 }  // namespace
 
-InCollective::InCollective(const kishmem_team* group) {
+// One record per PE: with SHMEM_THREAD_MULTIPLE, threads may be inside collectives of different
+// groups at once, so such a PE records nothing (it never looks inside another group's call) and
+// does not judge its peers' records either.
+InCollective::InCollective(const kishmem_team* group) : on_(state().thread_level != kThreadMultiple) {
+    if (!on_) return;
     Inside* r = my_inside();
     const Inside g = group_of(group);
     r->slot = g.slot, r->start = g.start, r->stride = g.stride, r->size = g.size;
@@ -51,6 +55,7 @@ InCollective::InCollective(const kishmem_team* group) {
 }
 
 InCollective::~InCollective() {
+    if (!on_) return;
     Inside* r = my_inside();
     __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
 }
@@ -58,6 +63,7 @@ InCollective::~InCollective() {
 void cross_group_check(void* query) {
     auto* q = static_cast<CrossQuery*>(query);
     State& s = state();
+    if (s.thread_level == kThreadMultiple) return;
     Inside theirs{};
     Status st = s.route_sync[q->from]->get(0, q->from, kInsideOffset, &theirs, sizeof theirs, false);
     if (st == Status::ok) st = s.route_sync[q->from]->quiet(0);

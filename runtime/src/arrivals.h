@@ -37,6 +37,9 @@ public:
     ~InCollective();
     InCollective(const InCollective&) = delete;
     InCollective& operator=(const InCollective&) = delete;
+
+private:
+    bool on_;  // recorded (not under SHMEM_THREAD_MULTIPLE)
 };
 
 // What a Waiter in a collective of `group` (this PE's call `tag`) waiting for world PE `from`

@@ -134,7 +134,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     waits.hang_abort = env::hang_abort();
     waits.progress = rt::progress;
     waits.watch = liveness::check;
-    s.thread_level = requested < 0 ? 0 : (requested > 3 ? 3 : requested);
+    s.thread_level = requested < 0 ? 0 : (requested > kThreadMultiple ? kThreadMultiple : requested);
 
     s.boot = given ? std::move(given) : bootstrap_open();
     s.pe = s.boot->rank();

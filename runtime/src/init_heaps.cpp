@@ -29,7 +29,7 @@ bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases) {
     auto ucx = std::make_unique<UcxTransport>();
     void* at = reserve_aligned(bytes);
     Blob blob;
-    bool ok = at && ucx->open(s.thread_level == 3, nchan, at, bytes, &blob, true) == Status::ok;
+    bool ok = at && ucx->open(s.thread_level == kThreadMultiple, nchan, at, bytes, &blob, true) == Status::ok;
     std::vector<Blob> all;
     check_status(s.boot->allgather(ok ? blob : Blob{}, &all, nullptr), "shmem_init", s.pe);
     for (const Blob& b : all) ok &= !b.empty();
@@ -71,7 +71,7 @@ void open_ucx_registered(int nchan) {
         want[r] = s.routes.heap[r] == routes::Path::ucx || s.routes.sync[r] == routes::Path::ucx;
     s.ucx = std::make_unique<UcxTransport>();
     Blob blob;
-    check_status(s.ucx->open(s.thread_level == 3, nchan, s.sync_base, s.sync_size, &blob), "shmem_init", s.pe);
+    check_status(s.ucx->open(s.thread_level == kThreadMultiple, nchan, s.sync_base, s.sync_size, &blob), "shmem_init", s.pe);
     std::vector<Blob> all;
     check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
     check_status(s.ucx->connect(all, want), "shmem_init", s.pe);
@@ -117,7 +117,7 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
 #if KISHMEM_HAVE_UCX
         auto ucx = std::make_unique<UcxTransport>();
         Blob blob;
-        if (ucx->open(s.thread_level == 3, 1, base, bytes, &blob) != Status::ok)
+        if (ucx->open(s.thread_level == kThreadMultiple, 1, base, bytes, &blob) != Status::ok)
             fatal("shmem_init", "global and static variables: UCX could not register the %zu bytes at %p; "
                   "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", bytes, static_cast<void*>(base));
         std::vector<Blob> all;

@@ -101,6 +101,8 @@ struct CallRecord {
 };
 static_assert(sizeof(CallRecord) == kCallRecordBytes, "call record layout");
 
+constexpr int kThreadMultiple = 3;  // SHMEM_THREAD_MULTIPLE: the highest thread level
+
 struct State {
     std::unique_ptr<Bootstrap> boot;
     int pe = 0;
