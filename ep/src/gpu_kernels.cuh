@@ -284,25 +284,6 @@ __device__ inline void send_token(const Args& a, const uint16_t* x, int t, const
     }
 }
 
-// The first bad entry of row t of topk_idx (t * K + k), or INT_MAX: < -1, >= E, or an expert
-// already in the row (reported at its second entry). The row's loads are all issued first.
-template <class Idx>
-__device__ inline int first_bad_in_row(const Idx* idx, int t, int K, int E) {
-    long long e[kMaxK];
-#pragma unroll
-    for (int k = 0; k < kMaxK; ++k) e[k] = k < K ? static_cast<long long>(idx[static_cast<size_t>(t) * K + k]) : -1;
-    int bad = INT_MAX;
-#pragma unroll
-    for (int k = kMaxK - 1; k >= 0; --k) {  // the lowest k wins
-        if (k >= K) continue;
-        bool b = e[k] < -1 || e[k] >= E;
-#pragma unroll
-        for (int i = 0; i < k; ++i) b |= e[k] >= 0 && e[i] == e[k] && e[i] >= -1 && e[i] < E;
-        if (b) bad = t * K + k;
-    }
-    return bad;
-}
-
 // Dispatch send (and, with fuse_recv, its receive in the last block to finish).
 template <class Idx>
 __global__ void __launch_bounds__(kThreads, 1) dispatch_send(Args a, const uint16_t* x, const Idx* idx, int T, int poison,
@@ -372,7 +353,10 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(Args a, const uint1
     // 2. Every block checks every row (so that no block sends when any entry is bad), a thread
     //    per row: the first bad entry in row-major order.
     int bad_at = INT_MAX;
-    for (int t = threadIdx.x; t < T; t += kThreads) bad_at = min(bad_at, first_bad_in_row(idx, t, K, l.E));
+    for (int t = threadIdx.x; t < T; t += kThreads) {
+        const int k = first_bad_in_row(idx + static_cast<size_t>(t) * K, K, l.E);
+        if (k >= 0) bad_at = min(bad_at, t * K + k);
+    }
     if (bad_at != INT_MAX) atomicMin(&s_bad, bad_at);
     __syncthreads();
     KISHMEM_EP_PROF(kProfDispatch, round, 1);

@@ -28,17 +28,38 @@ namespace testing {
 void fail_next_create(int code);
 }  // namespace testing
 
-// Shared by both forms: the first bad entry of topk_idx (row-major), or -1. Bad: < -1, >= E,
-// or the same expert twice in one row. A row's duplicate is reported at its second entry.
+// The first bad entry of one row (row[0..K), K <= 16), or -1: < -1, >= E, or an expert already
+// in the row (reported at its second entry). The row is loaded whole first (on the GPU its loads
+// are then in flight together). Host and kernels (gpu_kernels.cuh) check with this one function.
+#if defined(__CUDACC__)
+#define KISHMEM_EP_UNROLL _Pragma("unroll")
+#else
+#define KISHMEM_EP_UNROLL
+#endif
+template <class Idx>
+KISHMEM_HD int first_bad_in_row(const Idx* row, int K, int E) {
+    constexpr int kMax = 16;
+    long long e[kMax];
+    KISHMEM_EP_UNROLL
+    for (int k = 0; k < kMax; ++k) e[k] = k < K ? static_cast<long long>(row[k]) : -1;
+    int bad = -1;
+    KISHMEM_EP_UNROLL
+    for (int k = kMax - 1; k >= 0; --k) {  // the lowest k wins
+        if (k >= K) continue;
+        bool b = e[k] < -1 || e[k] >= E;
+        KISHMEM_EP_UNROLL
+        for (int i = 0; i < k; ++i) b = b || (e[k] >= 0 && e[i] == e[k]);
+        if (b) bad = k;
+    }
+    return bad;
+}
+#undef KISHMEM_EP_UNROLL
+
+// The first bad entry of topk_idx[T][K] in row-major order (t * K + k), or -1.
 template <class Idx>
 inline long first_bad_entry(const Idx* idx, int T, int K, int E) {
-    for (long j = 0; j < static_cast<long>(T) * K; ++j) {
-        const long long v = static_cast<long long>(idx[j]);
-        if (v < -1 || v >= E) return j;
-        if (v >= 0)
-            for (long i = j - j % K; i < j; ++i)
-                if (static_cast<long long>(idx[i]) == v) return j;
-    }
+    for (long t = 0; t < T; ++t)
+        if (const int k = first_bad_in_row(idx + t * K, K, E); k >= 0) return t * K + k;
     return -1;
 }
 
