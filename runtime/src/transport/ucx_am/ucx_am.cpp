@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "../progress_thread.h"
+#include "kishmem/waiter.h"
 
 namespace kishmem {
 
@@ -180,15 +181,19 @@ private:
         return wait ? wait_all(g, pe) : Status::ok;
     }
     // Until every request of this client is answered (pe: the one just sent, for messages).
+    // Bounded like every wait (KISHMEM_HANG_WARN / _ABORT name it): a lost answer ends the job
+    // with words instead of spinning.
     Status wait_all(std::unique_lock<std::mutex>& g, int pe) {
+        Waiter w("UCX active messages", "%lld of this PE's requests to be answered (the last to PE %lld)",
+                 static_cast<long long>(issued_ - done_), pe);
         while (done_ < issued_ && status_ == Status::ok) {
             if (s_->pass() == 0) {  // let the service thread and the application in
                 g.unlock();
                 sched_yield();
+                w.spin();
                 g.lock();
             }
         }
-        (void)pe;
         return status_;
     }
 
