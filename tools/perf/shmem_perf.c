@@ -20,6 +20,9 @@
  *   p_pingpong   ping-pong of one shmem_long_p, the peer wait_until's it and
  *                answers the same way; half the round trip (us; heap)
  *   p_pingpong_static  the same on a static long
+ *   pingpong_raw the same ping-pong with plain volatile stores and loads through
+ *                shmem_ptr, no library call in the loop: the floor of the
+ *                placement (how fast the two PEs' cores pass a cache line)
  *   barrier_as_static  shmem_barrier(0, 0, npes, pSync), the deprecated
  *                active-set form, on a static pSync (us, maximum over the PEs)
  *
@@ -59,12 +62,12 @@
 
 enum { T_PUT_LAT, T_PUT_LAT_STATIC, T_GET_LAT, T_GET_LAT_STATIC, T_P_LAT, T_P_PINGPONG, T_P_PINGPONG_STATIC,
        T_PUT_BW, T_AMO_LAT, T_AMO_RATE, T_BARRIER_LAT, T_BARRIER_AS_STATIC, T_BCAST_LAT, T_REDUCE_LAT,
-       T_ALLTOALL_LAT, T_COUNT };
+       T_ALLTOALL_LAT, T_PINGPONG_RAW, T_COUNT };
 
 static const char *const test_names[T_COUNT] = {
     "put_lat", "put_lat_static", "get_lat", "get_lat_static", "p_lat", "p_pingpong", "p_pingpong_static",
     "put_bw", "amo_lat", "amo_rate", "barrier_lat", "barrier_as_static", "bcast_lat", "reduce_lat",
-    "alltoall_lat"};
+    "alltoall_lat", "pingpong_raw"};
 
 static const char *const test_desc[T_COUNT] = {
     "putmem ping-pong PE0<->PE1 (fence + flag), one-way latency",
@@ -81,7 +84,8 @@ static const char *const test_desc[T_COUNT] = {
     "shmem_barrier(0, 0, npes, pSync) on a static pSync, latency (max over PEs)",
     "shmem_broadcast64 from PE 0 to all PEs, latency per call (max over PEs)",
     "shmem_long_sum_to_all over all PEs, latency per call (max over PEs)",
-    "shmem_alltoall64 over all PEs (size bytes per PE pair), latency per call (max over PEs)"};
+    "shmem_alltoall64 over all PEs (size bytes per PE pair), latency per call (max over PEs)",
+    "volatile store + spin ping-pong PE0<->PE1 through shmem_ptr (the placement's floor), one-way latency"};
 
 /* ---------------------------------------------------------------- state */
 
@@ -95,7 +99,7 @@ static FILE *csv;
 /* Symmetric objects. */
 static unsigned char *sbuf;   /* source of puts, target of gets' remote side */
 static unsigned char *rbuf;   /* destination of puts / local side of gets */
-static long *flag;            /* [0] ping-pong flag, [1] p_lat cell, [2] atomic counter */
+static long *flag;            /* [0] ping-pong flag, [1] p_lat cell, [2] atomic counter, [3] p ping-pong, [5..6] raw ping-pong */
 static double *gather;        /* per-PE doubles collected on PE 0 */
 static long seq;              /* ping-pong sequence, same on both sides */
 
@@ -343,6 +347,48 @@ static void run_p_pingpong(int t, long *cell)
             die("final cell holds %ld, expected %ld", tn, sizeof(long), *(volatile long *)cell, want);
     }
     if (me == 0)
+        emit(t, sizeof(long), summarize(v, reps, iters), "us");
+}
+
+/* The same ping-pong with no library in the loop: volatile stores into the peer's cell through
+ * shmem_ptr and spinning loads of one's own. Skipped (nothing printed) where the peer's heap is
+ * not mapped here. */
+static void run_pingpong_raw(int t, long *cell)
+{
+    const char *tn = test_names[t];
+    int reps = MAX_REPS;
+    long iters = opt_iters, warm = opt_warmup;
+    double v[MAX_REPS];
+    volatile long *mine = cell, *theirs = me < 2 ? (volatile long *)shmem_ptr(cell, 1 - me) : NULL;
+    long pseq = 0;
+
+    /* cell[1]: whether the other of PEs 0 and 1 maps this one's heap */
+    cell[0] = 0;
+    if (me < 2)
+        shmem_long_p(&cell[1], theirs != NULL, 1 - me);
+    shmem_barrier_all();
+    const int run = me < 2 && theirs != NULL && cell[1] != 0;  /* both of PEs 0 and 1 agree */
+    shmem_barrier_all();
+    for (int r = 0; r < reps && run; r++) {
+        double t0 = 0;
+        for (long i = 0; i < warm + iters; i++) {
+            if (i == warm)
+                t0 = now_us();
+            if (me == 0)
+                *theirs = ++pseq;
+            ++pseq;
+            while (*mine != pseq)
+                ;
+            if (me == 1)
+                *theirs = ++pseq;
+        }
+        v[r] = (now_us() - t0) / (double)iters / 2.0;
+    }
+    shmem_barrier_all();
+    long want = (long)reps * (warm + iters) * 2 - (me == 0 ? 0 : 1);
+    if (run && *mine != want)
+        die("final cell holds %ld, expected %ld", tn, sizeof(long), *mine, want);
+    if (run && me == 0)
         emit(t, sizeof(long), summarize(v, reps, iters), "us");
 }
 
@@ -758,7 +804,7 @@ int main(int argc, char **argv)
 
     sbuf = shmem_malloc(max_size);
     rbuf = shmem_malloc(max_size);
-    flag = shmem_malloc(4 * sizeof(long));
+    flag = shmem_malloc(8 * sizeof(long));
     gather = shmem_malloc((size_t)npes * sizeof(double));
     {
         long nsync = SHMEM_BCAST_SYNC_SIZE;
@@ -830,6 +876,7 @@ int main(int argc, char **argv)
         case T_P_LAT: run_p_lat(); break;
         case T_P_PINGPONG: run_p_pingpong(t, &flag[3]); break;
         case T_P_PINGPONG_STATIC: run_p_pingpong(t, &st_flag[4]); break;
+        case T_PINGPONG_RAW: run_pingpong_raw(t, &flag[5]); break;
         case T_BARRIER_AS_STATIC: run_barrier_as_static(); break;
         case T_AMO_LAT: run_amo_lat(); break;
         case T_AMO_RATE: run_amo_rate(); break;
