@@ -9,14 +9,9 @@
 #include <vector>
 
 #include "blob.h"
+#include "fuzz_check.h"
 
-#define KISHMEM_FUZZ_CHECK(c)                                                  \
-    do {                                                                       \
-        if (!(c)) {                                                            \
-            std::fprintf(stderr, "fuzz_blob: check failed: %s\n", #c);         \
-            std::abort();                                                      \
-        }                                                                      \
-    } while (0)
+#define KISHMEM_FUZZ_CHECK(c) KISHMEM_FUZZ_CHECK_IN("fuzz_blob", c)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t n) {
     using kishmem::Blob;

@@ -10,14 +10,9 @@
 #include <string>
 
 #include "kishmem/env.h"
+#include "fuzz_check.h"
 
-#define KISHMEM_FUZZ_CHECK(c)                                                  \
-    do {                                                                       \
-        if (!(c)) {                                                            \
-            std::fprintf(stderr, "fuzz_env: check failed: %s\n", #c);          \
-            std::abort();                                                      \
-        }                                                                      \
-    } while (0)
+#define KISHMEM_FUZZ_CHECK(c) KISHMEM_FUZZ_CHECK_IN("fuzz_env", c)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t n) {
     using namespace kishmem::env;

@@ -10,33 +10,19 @@
 #include <cuda_runtime.h>
 
 #include "device_heap.h"
+#include "kishmem/device/amo_code.h"
 #include "kishmem/vocab.h"
 
 namespace kishmem {
 namespace {
 
-template <class W>
-__device__ W apply(W* p, AmoOp op, W v, W c) {
-    switch (op) {
-        case AmoOp::fetch: return atomicAdd(p, W(0));
-        case AmoOp::set: return atomicExch(p, v);
-        case AmoOp::swap: return atomicExch(p, v);
-        case AmoOp::cswap: return atomicCAS(p, c, v);
-        case AmoOp::add: case AmoOp::fetch_add: return atomicAdd(p, v);
-        case AmoOp::and_: case AmoOp::fetch_and: return atomicAnd(p, v);
-        case AmoOp::or_: case AmoOp::fetch_or: return atomicOr(p, v);
-        case AmoOp::xor_: case AmoOp::fetch_xor: return atomicXor(p, v);
-    }
-    return 0;
-}
-
 __global__ void amo_kernel(void* addr, AmoOp op, unsigned width, unsigned long long v, unsigned long long c,
                            unsigned long long* out) {
     if (width == 4)
-        *out = apply<unsigned int>(static_cast<unsigned int*>(addr), op, static_cast<unsigned int>(v),
-                                   static_cast<unsigned int>(c));
+        *out = device::amo_word<unsigned int>(static_cast<unsigned int*>(addr), op, static_cast<unsigned int>(v),
+                                                static_cast<unsigned int>(c));
     else
-        *out = apply<unsigned long long>(static_cast<unsigned long long*>(addr), op, v, c);
+        *out = device::amo_word<unsigned long long>(static_cast<unsigned long long*>(addr), op, v, c);
 }
 
 // One host thread's stream and result slot on one GPU.

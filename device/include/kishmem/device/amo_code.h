@@ -46,4 +46,22 @@ KISHMEM_HD uint64_t amo_by_cas(AmoOp op, unsigned width, unsigned shift, uint64_
     }
 }
 
+#if defined(__CUDACC__)
+// AMO `op` on the 4- or 8-byte word at t, by this GPU thread (kernels' load/store path and the
+// host's atomics on a GPU heap): the old value (set returns it too, callers ignore it).
+template <class W>
+__device__ __forceinline__ W amo_word(W* t, AmoOp op, W v, W c) {
+    switch (op) {
+        case AmoOp::fetch: return atomicAdd(t, W(0));
+        case AmoOp::set: case AmoOp::swap: return atomicExch(t, v);
+        case AmoOp::cswap: return atomicCAS(t, c, v);
+        case AmoOp::add: case AmoOp::fetch_add: return atomicAdd(t, v);
+        case AmoOp::and_: case AmoOp::fetch_and: return atomicAnd(t, v);
+        case AmoOp::or_: case AmoOp::fetch_or: return atomicOr(t, v);
+        case AmoOp::xor_: case AmoOp::fetch_xor: return atomicXor(t, v);
+    }
+    return 0;
+}
+#endif
+
 }  // namespace kishmem::device

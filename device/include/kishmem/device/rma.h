@@ -10,6 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "amo_code.h"
 #include "coop.h"
 #include "patience.h"
 #include "remote.h"
@@ -197,21 +198,6 @@ __device__ __forceinline__ void put_signal_nbi(const State& s, void* dst, const 
 
 // ---- atomics: 4- and 8-byte words through their unsigned representation ------------------
 // AmoOp: kishmem/vocab.h, the numbering the host, both remote backends and the proxy share.
-
-template <class W>
-__device__ __forceinline__ W amo_word(W* t, AmoOp op, W v, W c) {
-    switch (op) {
-        case AmoOp::fetch: return atomicAdd(t, W(0));
-        case AmoOp::set: atomicExch(t, v); return 0;
-        case AmoOp::swap: return atomicExch(t, v);
-        case AmoOp::cswap: return atomicCAS(t, c, v);
-        case AmoOp::add: case AmoOp::fetch_add: return atomicAdd(t, v);
-        case AmoOp::and_: case AmoOp::fetch_and: return atomicAnd(t, v);
-        case AmoOp::or_: case AmoOp::fetch_or: return atomicOr(t, v);
-        case AmoOp::xor_: case AmoOp::fetch_xor: return atomicXor(t, v);
-    }
-    return 0;
-}
 
 template <class T>
 __device__ __forceinline__ T amo(const State& s, AmoOp op, T* target, T v, T c, int pe, const char* call) {
