@@ -1,0 +1,33 @@
+// How a PE tells another one that a step of its round is done, shared by the kernels
+// (gpu_kernels.cuh) and the refusal of a bad combine (gpu_refuse.cu). One thread.
+#pragma once
+
+#include <shmem.h>
+
+#include "kishmem/ep/layout.h"
+
+namespace kishmem::ep::gpu {
+
+// At PE pe: `word` = value (when word is given), then arrive[kind][me] += add, in that order.
+__device__ inline void arrive_at(const Layout& l, char* base, int kind, uint64_t* word, uint64_t value, uint64_t add,
+                                 int pe) {
+    if (word) {
+        shmem_uint64_p(word, value, pe);
+        shmem_fence();
+    }
+    shmem_uint64_atomic_add(View{base}.arrive(l) + kind * l.npes + l.me, add, pe);
+}
+
+// The end of a combine receive, as every PE's peers see it: kArriveUnit on
+// arrive[kArriveRead][me] of every mapped PE (it reads no more of their expert_out), which the
+// pull combine's senders wait for before their call ends. A refused combine or hook
+// acknowledges the same way, so that no sender waits for a receive that will not run.
+__device__ inline void acknowledge_read(const Layout& l, char* base) {
+    const View v{base};
+    for (int r = 0; r < l.npes; ++r) {
+        const int pe = v.pe_of(l)[r];
+        if (shmem_ptr(base, pe)) arrive_at(l, base, kArriveRead, nullptr, 0, kArriveUnit, pe);
+    }
+}
+
+}  // namespace kishmem::ep::gpu
