@@ -22,10 +22,10 @@
 
 #include <climits>
 
-#include "acknowledge.cuh"
 #include "internal.h"
 #include "kishmem/ep/numerics.h"
 #include "prof.cuh"
+#include "signal.cuh"
 
 namespace kishmem::ep::gpu {
 
@@ -107,7 +107,6 @@ __device__ inline bool arrive_all(const Args& a, int kind, uint64_t* word, uint6
     const Layout& l = a.l;
     const View v{a.base};
     const int* pe_of = v.pe_of(l);
-    uint64_t* arrive = v.arrive(l) + kind * l.npes + l.me;
     shmem_quiet();
     bool remote = false;
     for (int r = 0; r < l.npes; ++r) {
@@ -116,24 +115,16 @@ __device__ inline bool arrive_all(const Args& a, int kind, uint64_t* word, uint6
             remote = true;
             continue;
         }
-        if (blockIdx.x == 0) {
-            shmem_uint64_p(word, value, pe);
-            shmem_fence();
-        }
-        shmem_uint64_atomic_add(arrive, blockIdx.x == 0 ? 1 + kArriveUnit - gridDim.x : 1, pe);
+        const bool first = blockIdx.x == 0;
+        arrive_at(l, a.base, kind, first ? word : nullptr, value, first ? 1 + kArriveUnit - gridDim.x : 1, pe);
     }
     __threadfence();
     if (atomicAdd(done, 1u) != gridDim.x - 1) return false;
     *done = 0;
     __threadfence();
     if (remote) {
-        for (int r = 0; r < l.npes; ++r) {
-            const int pe = pe_of[r];
-            if (shmem_ptr(a.base, pe)) continue;
-            shmem_uint64_p(word, value, pe);
-            shmem_fence();
-            shmem_uint64_atomic_add(arrive, kArriveUnit, pe);
-        }
+        for (int r = 0; r < l.npes; ++r)
+            if (!shmem_ptr(a.base, pe_of[r])) arrive_at(l, a.base, kind, word, value, kArriveUnit, pe_of[r]);
         shmem_quiet();
     }
     return true;
@@ -415,12 +406,8 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
                 if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_p(v.comb_off(l) + l.me, off, pe_of[r]);
             if (pull && !s_unmapped) {
                 shmem_quiet();
-                uint64_t* arrive = v.arrive(l) + kCombine * l.npes + l.me;
-                for (int r = 0; r < l.npes; ++r) {
-                    shmem_uint64_p(v.comb_flag(l) + l.me, round, pe_of[r]);
-                    shmem_fence();
-                    shmem_uint64_atomic_add(arrive, kArriveUnit, pe_of[r]);
-                }
+                for (int r = 0; r < l.npes; ++r)
+                    arrive_at(l, a.base, kCombine, v.comb_flag(l) + l.me, round, kArriveUnit, pe_of[r]);
             }
         }
     }

@@ -2,14 +2,14 @@
 // thread tells every PE what a combine send would have (gpu_kernels.cuh): comb_off[me] = 0
 // (nothing to read here), comb_flag[me] = round | kBadInputBit, then arrive[kCombine][me]
 // grows by kArriveUnit; and, reading nothing itself, it acknowledges (arrive[kRead][me]) to
-// every mapped PE as a finished receive does (acknowledge.cuh); a refused hook after a sent
+// every mapped PE as a finished receive does (signal.cuh); a refused hook after a sent
 // combine gives only that acknowledgement. In stream order after this PE's earlier kernels
 // (so no late word of theirs overwrites it) and capturable. The receive kernel of every peer
 // sees the bit and records kErrPeerBadCombine instead of summing.
 #include <cuda_runtime.h>
 #include <shmem.h>
 
-#include "acknowledge.cuh"
+#include "signal.cuh"
 #include "internal.h"
 
 namespace kishmem::ep {
@@ -21,9 +21,7 @@ __global__ void refuse_combine(Layout l, char* base) {
     for (int r = 0; r < l.npes; ++r) {
         const int pe = v.pe_of(l)[r];
         shmem_uint64_p(v.comb_off(l) + l.me, 0, pe);
-        shmem_uint64_p(v.comb_flag(l) + l.me, flag, pe);
-        shmem_fence();
-        shmem_uint64_atomic_add(v.arrive(l) + kArriveCombine * l.npes + l.me, kArriveUnit, pe);
+        gpu::arrive_at(l, base, kArriveCombine, v.comb_flag(l) + l.me, flag, kArriveUnit, pe);
     }
     gpu::acknowledge_read(l, base);
     shmem_quiet();

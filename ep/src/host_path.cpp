@@ -72,8 +72,7 @@ int send(Buffer& b, const Layout& l, const View& v, const uint16_t* x, const Idx
     // 3. data
     const size_t row = static_cast<size_t>(l.H) * l.xb;
     SrcInfo* info = v.send_src(l);  // staged: put sources stay valid until the quiet
-    uint8_t* sent = v.sent(l);
-    std::memset(sent, 0, static_cast<size_t>(l.T) * l.K);
+    Entry* entry = v.entry(l);  // where each (t, k) went; rank -1: not sent
     for (int t = 0; t < T; ++t) {
         uint8_t* sx = v.send_x(l) + t * row;
         float* ss = v.send_scales(l) + static_cast<size_t>(t) * l.G;
@@ -81,14 +80,15 @@ int send(Buffer& b, const Layout& l, const View& v, const uint16_t* x, const Idx
         else std::memcpy(sx, x + static_cast<size_t>(t) * l.H, row);
         for (int k = 0; k < l.K; ++k) {
             const long j = static_cast<long>(t) * l.K + k;
+            entry[j] = Entry{-1, -1};
             if (idx[j] < 0) continue;
             const int e = static_cast<int>(idx[j]), pe = pe_of[e / l.L], le = e % l.L;
             const size_t slot = static_cast<size_t>(le) * l.R + base[e] + rank[j];
+            entry[j] = Entry{e / l.L, static_cast<int32_t>(slot)};
             shmem_putmem_nbi(v.recv_x(l) + slot * row, sx, row, pe);
             if (l.G) shmem_putmem_nbi(v.recv_scales(l) + slot * l.G, ss, l.G * sizeof(float), pe);
             info[j] = SrcInfo{l.me, t, k, static_cast<int32_t>(round)};
             shmem_putmem_nbi(v.recv_src(l) + slot, &info[j], sizeof(SrcInfo), pe);
-            sent[j] = 1;
         }
     }
     set_flags(l, v, v.disp_flag(l), round);
@@ -165,14 +165,14 @@ int HostPath::combine_recv(Buffer& b, const float* w, uint16_t* out, int T) {
     const uint64_t round = v.local(l)->round;
     const int bad_from = wait_flags(l, v, v.comb_flag(l), round);
     if (bad_from >= 0) return report_peer(b, kErrPeerBadCombine, bad_from, round);
-    const uint8_t* sent = v.sent(l);
+    const Entry* entry = v.entry(l);
     const uint16_t* in = v.comb_recv(l);
     std::vector<float> acc(l.H);
     for (int t = 0; t < T; ++t) {
         std::fill(acc.begin(), acc.end(), 0.0f);
         for (int k = 0; k < l.K; ++k) {
             const size_t j = static_cast<size_t>(t) * l.K + k;
-            if (!sent[j]) continue;
+            if (entry[j].rank < 0) continue;
             const uint16_t* row = in + j * l.H;
             for (int h = 0; h < l.H; ++h) acc[h] = std::fma(w[j], bf16_to_float(row[h]), acc[h]);
         }

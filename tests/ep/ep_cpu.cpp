@@ -58,7 +58,7 @@ int main() {
                      xb = f == Format::fp8_e4m3 ? 1 : 2, rows = static_cast<size_t>(b->num_sms()) * 8;
         const size_t parts[] = {L * R * s.H * xb, L * R * G * 4, L * R * 16, 2 * L * 4, npes * 8u, npes * 8u, 3 * npes * 8u,
                                 npes * 8u, static_cast<size_t>(s.T) * s.K * s.H * 2, L * 4, static_cast<size_t>(s.T) * s.H * xb,
-                                s.T * G * 4, static_cast<size_t>(s.T) * s.K, static_cast<size_t>(s.T) * s.K * 8,
+                                s.T * G * 4, static_cast<size_t>(s.T) * s.K * 8,
                                 static_cast<size_t>(s.T) * s.K * 16, npes * 4u, 24,
                                 rows * s.H * 2};
         size_t want = 0;

@@ -22,8 +22,8 @@ struct alignas(16) SrcInfo {
     int32_t round;
 };
 
-// Where this PE's entry (t, k) went in the last dispatch (GPU form): the expert's team rank
-// (-1: not sent) and the row it took there (expert % L) * R + row.
+// Where this PE's entry (t, k) went in the last dispatch: the expert's team rank (-1: not
+// sent) and the row it took there (expert % L) * R + row.
 struct Entry {
     int32_t rank;
     int32_t slot;
@@ -54,7 +54,7 @@ struct Layout {
     Format fmt = Format::fp8_e4m3;
     // byte offsets from the start of the symmetric block
     size_t recv_x = 0, recv_scales = 0, recv_src = 0, recv_count = 0, counter = 0, disp_flag = 0, comb_flag = 0,
-           arrive = 0, comb_off = 0, comb_recv = 0, entry = 0, send_x = 0, send_scales = 0, sent = 0, send_src = 0, pe_of = 0, local = 0, stage = 0,
+           arrive = 0, comb_off = 0, comb_recv = 0, entry = 0, send_x = 0, send_scales = 0, send_src = 0, pe_of = 0, local = 0, stage = 0,
            total = 0;
 };
 
@@ -82,8 +82,7 @@ KISHMEM_HD void carve(Layout& l) {
     take(l.recv_count, L * 4);          // recv_count   [L]            L*4         int: rows received per local expert
     take(l.send_x, T * H * l.xb);       // send_x       [T][H]         T*H*xb      my tokens, quantized (FP8) or copied (bf16)
     take(l.send_scales, T * G * 4);     // send_scales  [T][G]         T*(H/128)*4 float
-    take(l.sent, T * K);                // sent         [T][K]         T*K         uint8: 1 where entry (t, k) was dispatched
-    take(l.entry, T * K * 8);           // entry        [T][K]         T*K*8       Entry (GPU form): the rank and row entry (t, k) went to
+    take(l.entry, T * K * 8);           // entry        [T][K]         T*K*8       Entry: the rank and row entry (t, k) went to (rank -1: not sent)
     take(l.send_src, T * K * 16);       // send_src     [T][K]         T*K*16      SrcInfo: entry (t, k)'s, staged for its one put to recv_src
     take(l.pe_of, P * 4);               // pe_of        [npes]         npes*4      int: world PE of team rank r
     take(l.local, sizeof(LocalState));  // local        LocalState     24
@@ -107,7 +106,6 @@ struct View {
     KISHMEM_HD uint16_t* comb_recv(const Layout& l) const { return reinterpret_cast<uint16_t*>(base + l.comb_recv); }
     KISHMEM_HD uint8_t* send_x(const Layout& l) const { return reinterpret_cast<uint8_t*>(base + l.send_x); }
     KISHMEM_HD float* send_scales(const Layout& l) const { return reinterpret_cast<float*>(base + l.send_scales); }
-    KISHMEM_HD uint8_t* sent(const Layout& l) const { return reinterpret_cast<uint8_t*>(base + l.sent); }
     KISHMEM_HD SrcInfo* send_src(const Layout& l) const { return reinterpret_cast<SrcInfo*>(base + l.send_src); }
     KISHMEM_HD int* pe_of(const Layout& l) const { return reinterpret_cast<int*>(base + l.pe_of); }
     KISHMEM_HD LocalState* local(const Layout& l) const { return reinterpret_cast<LocalState*>(base + l.local); }
