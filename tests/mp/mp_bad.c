@@ -39,8 +39,9 @@ int main(int argc, char **argv) {
     long *words = shmem_calloc(32, sizeof(long));
     if (!strcmp(what, "ucx_fail") && me == 0) { /* KISHMEM_SIM_UCX_FAIL picks which step fails */
         char data[64] = {0};
-        printf("PE 0: put to %p, then atomic on %p, both to PE %d\n", (void *)words, (void *)(words + 16), npes - 1);
-        fflush(stdout);
+        /* on stderr, the stream the library's messages take: the launcher keeps one stream's order
+           but not the order between stdout and stderr, and the test reads this line first */
+        fprintf(stderr, "PE 0: put to %p, then atomic on %p, both to PE %d\n", (void *)words, (void *)(words + 16), npes - 1);
         shmem_putmem_nbi(words, data, sizeof data, npes - 1);
         shmem_quiet();
         (void)shmem_long_atomic_fetch_add(words + 16, 5, npes - 1);
