@@ -20,6 +20,7 @@
 #include "kishmem/env.h"
 #include "kishmem/runtime.h"
 #include "kishmem/vocab.h"
+#include "device_backend/backend.h"  // counters_of
 #include "transport/ibgda/heap_access.h"
 #include "transport/proxy/proxy.h"
 
@@ -225,9 +226,27 @@ int main(int argc, char** argv) {
 
     shmem_barrier_all();
     proxy.stop();
+    // What this PE's proxy executed, counted by hand from the posts above, in shmemx_nic_stats'
+    // words (counters_of): the puts' rounds (put, two inline puts, a signal per target PE), the
+    // AMO rounds (fetch-add, add, signal add), the fetch-ors and the compare-swap, the malformed
+    // channel (7 errors and one good 16-byte get) and the two gets. An AMO or a signal counts 8
+    // bytes; a failed descriptor counts none and is no work request.
+    const ProxyStats s = proxy.stats();
+    const uint64_t n = static_cast<uint64_t>(npes), errors = 7;
+    const uint64_t executed = 4 * n + 2 * kAdds * n * 3 + (n + 1) + (errors + 1) + 2;
+    const uint64_t bytes = n * (kChunk + 48 + 5 + 8) + 2 * kAdds * n * 24 + 8 * (n + 1) + 16 + (kChunk + 48);
+    const kishmem::rt::DeviceCounters got_c = kishmem::counters_of(s);
+    CHECK(s.executed == executed && s.errors == errors && s.bytes == bytes,
+          "proxy counted %llu descriptors, %llu errors, %llu bytes; posted %llu, %llu, %llu",
+          (unsigned long long)s.executed, (unsigned long long)s.errors, (unsigned long long)s.bytes,
+          (unsigned long long)executed, (unsigned long long)errors, (unsigned long long)bytes);
+    CHECK(got_c.source == kishmem::rt::CounterSource::proxy && got_c.work_requests == executed - errors &&
+              got_c.bytes == bytes && got_c.errors == errors && got_c.doorbells == 0,
+          "as shmemx_nic_stats: %llu work requests, %llu bytes, %llu errors, %llu doorbells, source %d",
+          (unsigned long long)got_c.work_requests, (unsigned long long)got_c.bytes, (unsigned long long)got_c.errors,
+          (unsigned long long)got_c.doorbells, static_cast<int>(got_c.source));
     if (me == 0) {
-        const ProxyStats s = proxy.stats();
-        std::printf("proxy on PE 0: %llu descriptors, %llu errors, %llu bytes, %llu flushes\n",
+        std::printf("proxy on PE 0: %llu descriptors, %llu errors, %llu bytes, %llu flushes (as counted)\n",
                     (unsigned long long)s.executed, (unsigned long long)s.errors, (unsigned long long)s.bytes,
                     (unsigned long long)s.flushes);
         std::printf("PASS proxy_mp on %d PEs\n", npes);
