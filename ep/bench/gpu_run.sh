@@ -11,18 +11,12 @@ cd "$ROOT"
 RES=${OUT:-$ROOT/ep-results}
 mkdir -p "$RES"
 T=$(mktemp -d)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export CUDA_MODULE_LOADING=EAGER NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-{ date -u; nvidia-smi -L; nvcc --version | tail -1; mpirun --version | head -1; git rev-parse HEAD 2>/dev/null; } > "$RES/env.txt" 2>&1
-gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
-  -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" --target ep_gpu 04_moe_ep ep_cpu > "$RES/build.log" 2>&1 \
-  || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
-export CUDA_MPS_PIPE_DIRECTORY=$T/mps CUDA_MPS_LOG_DIRECTORY=$T/mpslog
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-nvidia-cuda-mps-control -d && echo "MPS daemon started"
-trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; rm -rf "$T"' EXIT
+source "$ROOT/tools/gpu/common.sh"
+trap 'mps_stop; rm -rf "$T"' EXIT
+gpu_env_file
+gpu_configure build-gpu || exit 1
+gpu_build build-gpu ep_gpu 04_moe_ep ep_cpu || exit 1
+mps_start && echo "MPS daemon started"
 fails=0
 (cd build-gpu && ctest -R '^gpu\.ep\.' -j1 --output-on-failure) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
 grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt"
@@ -42,24 +36,18 @@ for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iter
 grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
 # Work requests and bytes per call and PE over the software NIC and the proxy (shmemx_nic_stats).
 grep -E "^== (ibgda|proxy)|^work requests per call|^\| PE " "$RES/flagship.txt"
-NV=; [[ ${EP_SKIP_NVSHMEM:-0} == 1 ]] || NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)
-if [[ -n $NV ]]; then
-  mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
-  mpi_inc=$(for d in $(mpicxx --showme:incdirs); do printf -- '-I%s ' "$d"; done)
-  mpi_lib=$(for d in $(mpicxx --showme:libdirs); do printf -- '-L%s ' "$d"; done)
-  if nvcc -O3 -rdc=true -arch=sm_90 -I"$NV/include" $mpi_inc ep/bench/nvshmem_alltoall.cu -o "$T/nv_a2a" -L"$T/nvlib" -L"$NV/lib" \
-      $mpi_lib -lmpi -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath -Xlinker "$NV/lib" > "$RES/nvshmem_build.log" 2>&1; then
-    # NVSHMEM refuses collectives on stream with several processes per GPU unless MPS gives each
-    # its share of the SMs: both libraries run with that share here, side by side.
-    for np in 2 4; do
-      export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np))
-      NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=1G timeout 120 mpirun -np $np --bind-to none \
-        -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DISABLE_NCCL \
-        -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_a2a" >> "$RES/nvshmem.txt" 2>&1 || echo "NVSHMEM np$np failed"
-      run "ldst np$np fp8 mps-share" "$np" KISHMEM_REMOTE=auto -- --format fp8
-      unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
-    done
-    grep RESULT "$RES/nvshmem.txt"; grep -A4 "mps-share" "$RES/flagship.txt" | grep -E "^== |^\| [0-9]" | head -4
-  else echo "NVSHMEM build failed"; tail -5 "$RES/nvshmem_build.log"; fi
-else echo "NVSHMEM not found"; fi
+if [[ ${EP_SKIP_NVSHMEM:-0} == 1 ]]; then echo "NVSHMEM left out (EP_SKIP_NVSHMEM=1)"
+elif nvshmem_build ep/bench/nvshmem_alltoall.cu "$T/nv_a2a"; then
+  # NVSHMEM refuses collectives on stream with several processes per GPU unless MPS gives each
+  # its share of the SMs: both libraries run with that share here, side by side.
+  for np in 2 4; do
+    export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np))
+    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=1G timeout 120 mpirun -np $np --bind-to none \
+      -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DISABLE_NCCL \
+      -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_a2a" >> "$RES/nvshmem.txt" 2>&1 || echo "NVSHMEM np$np failed"
+    run "ldst np$np fp8 mps-share" "$np" KISHMEM_REMOTE=auto -- --format fp8
+    unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+  done
+  grep RESULT "$RES/nvshmem.txt"; grep -A4 "mps-share" "$RES/flagship.txt" | grep -E "^== |^\| [0-9]" | head -4
+else echo "NVSHMEM not built: $(tail -5 "$RES/nvshmem_build.log")"; fi
 exit $fails

@@ -13,22 +13,14 @@ cd "$ROOT"
 RES=${OUT:-$ROOT/gpu-results}
 mkdir -p "$RES"
 T=$(mktemp -d)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export CUDA_MODULE_LOADING=EAGER NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-
-{
-  date -u; nvidia-smi -L; nvcc --version | tail -1; mpirun --version | head -1
-  git rev-parse HEAD 2>/dev/null || true
-} > "$RES/env.txt" 2>&1
+source "$ROOT/tools/gpu/common.sh"
+trap 'mps_stop; rm -rf "$T"' EXIT
+gpu_env_file
 
 # ---- build -------------------------------------------------------------------------------
-gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
-  -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
-  || { tail -30 "$RES/configure.log"; exit 1; }
-grep -E "kishmem:" "$RES/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target cu_host gpu_rma gpu_threads gpu_remote gpu_coll gpu_hang gpu_nic_error gpu_nic_error_unchecked ep_gpu 03_moe_dispatch_combine kishmem_gpu_perf > "$RES/build.log" 2>&1 \
-  || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
+gpu_configure build-gpu || exit 1
+gpu_build build-gpu cu_host gpu_rma gpu_threads gpu_remote gpu_coll gpu_hang gpu_nic_error gpu_nic_error_unchecked \
+  ep_gpu 03_moe_dispatch_combine kishmem_gpu_perf || exit 1
 
 # ---- kernels that trap on purpose (an injected NIC or proxy error), before MPS: a trap under MPS can
 # take the MPS server down with it. Two PEs time-slice the GPU, which these tests allow.
@@ -37,10 +29,7 @@ fails=0
 grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout" "$RES/ctest_nic_error.txt"
 
 # ---- private MPS daemon: several PEs on one GPU -------------------------------------------
-export CUDA_MPS_PIPE_DIRECTORY=$T/mps CUDA_MPS_LOG_DIRECTORY=$T/mpslog
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-nvidia-cuda-mps-control -d && echo "MPS daemon started"
-trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; rm -rf "$T"' EXIT
+mps_start && echo "MPS daemon started"
 
 # ---- tests -------------------------------------------------------------------------------
 # The GPU tests as CTest knows them (tests/gpu/CMakeLists.txt: PE counts, KISHMEM_REMOTE paths,
@@ -56,29 +45,18 @@ if grep -q "Skipped" "$RES/ctest.txt"; then echo "FAIL: GPU tests skipped on a G
 # ---- benchmark: kishmem, then NVSHMEM, same source ---------------------------------------
 SHMEM_SYMMETRIC_SIZE=256M timeout 300 mpirun -np 2 --bind-to none build-gpu/tools/perf/gpu/kishmem_gpu_perf \
   > "$RES/kishmem.txt" 2>&1 || echo "kishmem benchmark failed: $(tail -3 "$RES/kishmem.txt")"
-NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)
-[[ -n $NV ]] || NV=$(dirname "$(dirname "$(find / -name 'libnvshmem_host.so*' -print -quit 2>/dev/null)")" 2>/dev/null)
-echo "NVSHMEM at: ${NV:-none}"
-if [[ -n $NV ]]; then
-  mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
-  mpi_inc=$(for d in $(mpicxx --showme:incdirs); do printf -- '-I%s ' "$d"; done)
-  mpi_lib=$(for d in $(mpicxx --showme:libdirs); do printf -- '-L%s ' "$d"; done)
-  if nvcc -O3 -rdc=true -arch=sm_90 -DUSE_NVSHMEM -I"$NV/include" $mpi_inc tools/perf/gpu/shmem_gpu_perf.cu -o "$T/nv_perf" \
-      -L"$T/nvlib" -L"$NV/lib" $mpi_lib -lmpi -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath -Xlinker "$NV/lib" \
-      > "$RES/nvshmem_build.log" 2>&1; then
-    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=512M NVSHMEM_DEBUG=INFO \
-      timeout 300 mpirun -np 2 --bind-to none -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DEBUG \
-      -x NVSHMEM_DISABLE_NCCL -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_perf" > "$RES/nvshmem.txt" 2>&1 \
-      || { echo "NVSHMEM benchmark failed:"; grep -iE "error|fail|warn|cannot|unable|not supported" "$RES/nvshmem.txt" | head -30; }
-  else
-    echo "NVSHMEM build failed:"; tail -5 "$RES/nvshmem_build.log"
-  fi
+if nvshmem_build tools/perf/gpu/shmem_gpu_perf.cu "$T/nv_perf" -DUSE_NVSHMEM; then
+  echo "NVSHMEM at: $NV"
+  NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=512M NVSHMEM_DEBUG=INFO \
+    timeout 300 mpirun -np 2 --bind-to none -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DEBUG \
+    -x NVSHMEM_DISABLE_NCCL -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_perf" > "$RES/nvshmem.txt" 2>&1 \
+    || { echo "NVSHMEM benchmark failed:"; grep -iE "error|fail|warn|cannot|unable|not supported" "$RES/nvshmem.txt" | head -30; }
 else
-  echo "NVSHMEM not found" > "$RES/nvshmem.txt"
+  echo "NVSHMEM not built: $(tail -5 "$RES/nvshmem_build.log")" | tee "$RES/nvshmem.txt"
 fi
 python3 tools/perf/gpu/compare.py "$RES/kishmem.txt" "$RES/nvshmem.txt" | tee "$RES/gpu_perf.md"
 # IBGDA message rate (docs/ibgda.md): posting, software NIC, CPU proxy; its tables join gpu_perf.md.
-{ cmake --build build-gpu --target ibgda_rate >> "$RES/build.log" 2>&1 && timeout 300 build-gpu/tools/perf/gpu/ibgda_rate \
+{ gpu_build build-gpu ibgda_rate && timeout 300 build-gpu/tools/perf/gpu/ibgda_rate \
   > "$RES/ibgda_rate.txt" 2>&1; } || { echo "ibgda_rate failed: $(tail -3 "$RES/ibgda_rate.txt" 2>/dev/null)"; fails=$((fails + 1)); }
 { echo; echo "## IBGDA message rate"; sed -n '/^| CTAs/,/^RESULT/p' "$RES/ibgda_rate.txt" | grep -v '^RESULT'; } | tee -a "$RES/gpu_perf.md"
 exit $fails

@@ -40,17 +40,9 @@ T=$(mktemp -d /tmp/kishmem-hosts.XXXXXX)
 HOSTS=(h1 h2) PPN=2
 NP=$(( ${#HOSTS[@]} * PPN ))
 HOSTLIST=$(printf '%s:'"$PPN"',' "${HOSTS[@]}"); HOSTLIST=${HOSTLIST%,}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+source "$ROOT/tools/gpu/common.sh"
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
 
-mps_up=0
-mps_stop() {
-  (( mps_up )) || return 0
-  echo quit | timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
-  mps_up=0
-  for _ in $(seq 20); do pgrep -u "$(id -u)" -x nvidia-cuda-mps-server >/dev/null || break; sleep 0.5; done
-}
-mps_start() { nvidia-cuda-mps-control -d && mps_up=1; }
 cleanup() {
   [[ -n ${CUDA_MPS_LOG_DIRECTORY:-} && -d $CUDA_MPS_LOG_DIRECTORY ]] && cp -r "$CUDA_MPS_LOG_DIRECTORY" "$RES/mps" 2>/dev/null
   mps_stop
@@ -119,10 +111,7 @@ run() {
   elif ! grep -qE "$pass" "$log"; then note "$name" 1 "no line matching '$pass'"
   elif grep -qE '^FAIL: |exited on signal' "$log"; then note "$name" 1 "$(grep -m1 -E '^FAIL: |exited on signal' "$log")"
   else note "$name" 0; return 0; fi
-  if (( mps_up )); then  # a GPU fault under MPS takes the server down: a fresh one for the next job
-    { echo "---- MPS after $name"; tail -20 "$CUDA_MPS_LOG_DIRECTORY/server.log" 2>/dev/null; } >> "$RES/mps-restarts.log"
-    mps_stop; mps_start && echo "MPS daemon restarted after $name"
-  fi
+  mps_restart "$name"  # a GPU fault under MPS takes the server down: a fresh one for the next job
 }
 
 # ---- the hosts as the launcher sees them: 2 PEs per host name --------------------------------
@@ -141,29 +130,17 @@ if [[ $MODE == cpu ]]; then
 fi
 
 if [[ $MODE == gpu ]]; then
-  {
-    date -u; nvidia-smi -L; nvcc --version | tail -1; mpirun --version | head -1
-    git rev-parse HEAD 2>/dev/null || true
-  } > "$RES/env.txt" 2>&1
+  gpu_env_file
   # No UCX on this machine: the copy tools/gpu/carry_ucx.sh made of another machine's, if any.
   if ! pkg-config --exists ucx 2>/dev/null && [[ -d $ROOT/.gpu-deps/ucx/lib/pkgconfig ]]; then
     export PKG_CONFIG_PATH=$ROOT/.gpu-deps/ucx/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
     export LD_LIBRARY_PATH=$ROOT/.gpu-deps/ucx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     echo "UCX: the carried copy in .gpu-deps/ucx"
   fi
-  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-  cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
-    -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
-    || { tail -30 "$RES/configure.log"; exit 1; }
-  grep -E "kishmem:" "$RES/configure.log"
+  gpu_configure "$BUILD" || exit 1
   grep -q "kishmem: UCX" "$RES/configure.log" \
     || { echo "FAIL: no UCX headers found (pkg-config ucx): GPU heaps on other hosts need UCX"; exit 1; }
-  cmake --build "$BUILD" -j"$(nproc)" --target gpu_rma gpu_remote gpu_coll 03_moe_dispatch_combine 04_moe_ep \
-    kishmem-info kishmem_gpu_perf > "$RES/build.log" 2>&1 || { grep -E "error" "$RES/build.log" | head -30; exit 1; }
-
-  export CUDA_MPS_PIPE_DIRECTORY=$T/mps CUDA_MPS_LOG_DIRECTORY=$T/mpslog CUDA_MODULE_LOADING=EAGER
-  export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  gpu_build "$BUILD" gpu_rma gpu_remote gpu_coll 03_moe_dispatch_combine 04_moe_ep kishmem-info kishmem_gpu_perf || exit 1
   mps_start && echo "MPS daemon started"
 
   # The budget is counted from here (the build is not in it).  The most telling jobs first: the
