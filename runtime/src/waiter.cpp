@@ -16,7 +16,7 @@ WaitPolicy& wait_policy() {
 
 void Waiter::spin() {
     const WaitPolicy& p = wait_policy();
-    if (p.progress) p.progress();
+    if (p.progress && policy_progress_) p.progress();
     // Yield only where this host's PEs outnumber the cores they may run on together (or
     // KISHMEM_YIELD=1): a PE with a core of its own keeps spinning, however long it waits.
     if (p.yield) sched_yield();

@@ -33,6 +33,10 @@ public:
         detail_ = fn;
         detail_arg_ = arg;
     }
+    // For a wait that progresses what it waits for itself, on a thread of the library's own (the
+    // software NIC's, the CPU proxy's): the policy's progress, which drives the application's
+    // transports (UCX workers made for one thread, unless SHMEM_THREAD_MULTIPLE), is not called.
+    void no_policy_progress() { policy_progress_ = false; }
     // A check run about once a second while the wait lasts (from its first second on, whatever
     // the hang bounds): fn(arg) may end the job when what is awaited can never come.
     void set_check(void (*fn)(void* arg), void* arg) {
@@ -52,6 +56,7 @@ private:
     double start_ = 0;
     double next_watch_ = 0;
     bool warned_ = false;
+    bool policy_progress_ = true;
 };
 
 }  // namespace kishmem

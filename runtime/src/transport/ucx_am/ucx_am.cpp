@@ -169,11 +169,11 @@ private:
         }
         Req r{op, s_->me, id_, 0, seq_[pe], off, n, operand, compare};
         const std::size_t bytes = op == Op::write ? n : 0;
+        if (wait) want_pe_ = pe, want_seq_ = seq_[pe];  // before sending: send() progresses the worker
         if (s_->send(pe, kReqId, &r, sizeof r, data, bytes, &why) != Status::ok) {
             fail(pe, why);
             return status_;
         }
-        if (wait) want_pe_ = pe, want_seq_ = seq_[pe];
         ++seq_[pe];
         ++issued_;
         s_->sent.fetch_add(1, std::memory_order_relaxed);
@@ -186,6 +186,7 @@ private:
     Status wait_all(std::unique_lock<std::mutex>& g, int pe) {
         Waiter w("UCX active messages", "%lld of this PE's requests to be answered (the last to PE %lld)",
                  static_cast<long long>(issued_ - done_), pe);
+        w.no_policy_progress();  // pass() progresses this worker; the NIC's or proxy's thread waits here
         while (done_ < issued_ && status_ == Status::ok) {
             if (s_->pass() == 0) {  // let the service thread and the application in
                 g.unlock();

@@ -1,0 +1,51 @@
+// The wait helper (kishmem/waiter.h): every spin drives the policy's progress (the application's
+// transports) unless the wait is marked no_policy_progress, as the UCX active-message client's is
+// when the software NIC's or the proxy's thread waits in it (UCX workers made for one thread must
+// not be driven from a second one); the hang bound holds either way.
+#include <gtest/gtest.h>
+
+#include "kishmem/waiter.h"
+
+namespace {
+int g_progress_calls = 0;
+void count_progress() { ++g_progress_calls; }
+
+struct PolicyGuard {  // the policy as it was, back after each test
+    kishmem::WaitPolicy saved = kishmem::wait_policy();
+    ~PolicyGuard() { kishmem::wait_policy() = saved; }
+};
+}  // namespace
+
+TEST(Waiter, SpinDrivesThePolicysProgress) {
+    PolicyGuard g;
+    kishmem::wait_policy() = kishmem::WaitPolicy{};
+    kishmem::wait_policy().progress = count_progress;
+    g_progress_calls = 0;
+    kishmem::Waiter w("test", "nothing");
+    for (int i = 0; i < 100; ++i) w.spin();
+    EXPECT_EQ(g_progress_calls, 100);
+}
+
+TEST(Waiter, NoPolicyProgressLeavesTheApplicationsTransportsAlone) {
+    PolicyGuard g;
+    kishmem::wait_policy() = kishmem::WaitPolicy{};
+    kishmem::wait_policy().progress = count_progress;
+    g_progress_calls = 0;
+    kishmem::Waiter w("test", "nothing");
+    w.no_policy_progress();
+    for (int i = 0; i < 100000; ++i) w.spin();
+    EXPECT_EQ(g_progress_calls, 0);
+}
+
+TEST(WaiterDeathTest, NoPolicyProgressStillEndsAtTheHangBound) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            kishmem::wait_policy() = kishmem::WaitPolicy{};
+            kishmem::wait_policy().hang_abort = 0.2;
+            kishmem::Waiter w("UCX active messages", "%lld of this PE's requests to be answered", 3);
+            w.no_policy_progress();
+            for (;;) w.spin();
+        },
+        "UCX active messages.*waited 0 s for 3 of this PE's requests to be answered; ending the job");
+}
