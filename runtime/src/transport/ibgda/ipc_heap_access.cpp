@@ -16,6 +16,20 @@ std::string cuda_error_text(const char* what, int err) {
 
 namespace {
 
+// The library's threads (the software NIC's, the CPU proxy's, the active-message service's) make
+// CUDA calls at any time, also while the application captures a graph. A capture begun in the
+// global mode (the default of cudaStreamBeginCapture and of frameworks) refuses "unsafe" calls
+// of every other thread and is invalidated by them, unless that thread's capture mode is relaxed.
+// The scope gives the calling thread's mode back (it may be the application's).
+class RelaxedCapture {
+public:
+    RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+    ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+
+private:
+    cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
 // The target PEs' GPU heaps through the CUDA IPC mappings, from the NIC's thread.
 class IpcHeapAccess final : public HeapAccess {
 public:
@@ -100,11 +114,14 @@ private:
         if (pe == -1) return self_;
         return pe >= 0 && static_cast<std::size_t>(pe) < bases_.size() ? bases_[pe] : nullptr;
     }
-    // The NIC's thread starts with no current device; its stream belongs to device_.
+    // The NIC's thread starts with no current device; its stream belongs to device_. It is a
+    // thread of the library: relaxed for good (RelaxedCapture).
     void bind_thread() {
         thread_local int bound = -1;
         if (bound != device_) {
             cudaSetDevice(device_);
+            cudaStreamCaptureMode relaxed = cudaStreamCaptureModeRelaxed;
+            cudaThreadExchangeStreamCaptureMode(&relaxed);
             bound = device_;
         }
     }
@@ -148,6 +165,7 @@ LocalCopy make_cuda_copy(int device, std::string* why) {
     return [owned, device](void* dst, const void* src, std::size_t n) {
         thread_local int bound = -1;
         if (bound != device) cudaSetDevice(bound = device);
+        const RelaxedCapture relaxed;  // the application's thread too, while it captures
         cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, owned.get());
         if (e == cudaSuccess) e = cudaStreamSynchronize(owned.get());
         if (e == cudaSuccess) return Status::ok;

@@ -308,7 +308,15 @@ static __device__ __noinline__ void quiet(const State& s) {
         for (int slot = 0; slot < s.ibgda_qps_per_pe; ++slot) {
             const Target t = target(s, pe, slot);
             if (t.qp.sq == nullptr) continue;
-            const uint32_t e = ::kishmem::device::ibgda::quiet<Share::gpu>(t.qp);
+            Patience p;
+            const uint32_t e = ::kishmem::device::ibgda::quiet<Share::gpu>(t.qp, [&](uint32_t cons) {
+                p.tick(s, [&](const char* what, double sec) {
+                    printf("kishmem: PE %d: shmem_quiet (device, block %d thread %d): %s after %.1f s for the NIC to "
+                           "complete the WQEs to PE %d (QP %d: completed up to %u): is the NIC (or its host thread) "
+                           "alive?\n",
+                           s.my_pe, blockIdx.x, threadIdx.x, what, sec, pe, slot, cons);
+                });
+            });
             if (e != 0) trap_wqe(s, "shmem_quiet", pe, t);
         }
     }

@@ -360,16 +360,20 @@ __device__ __forceinline__ uint32_t put8_warp(const DeviceQp& qp, uint64_t roff,
 // the QP's posters are done (e.g. after __syncthreads for a per-CTA QP). If the last published
 // WQE was not signalled, a signalled NOP is posted so that a CQE covers it. Returns
 // ctr->error (0 when every completion was a success).
-template <Share S>
-__device__ inline uint32_t quiet(const DeviceQp& qp) {
+// on_spin(completed) runs on each unsuccessful poll (the device backend says there what it waits
+// for when it takes too long: kishmem/device/patience.h).
+struct NoSpin {
+    __device__ __forceinline__ void operator()(uint32_t) const {}
+};
+template <Share S, class OnSpin = NoSpin>
+__device__ inline uint32_t quiet(const DeviceQp& qp, OnSpin on_spin = {}) {
     uint32_t target = detail::ld_acquire<S>(&qp.ctr->ready);
     if (static_cast<int32_t>(target - detail::ld_acquire<S>(&qp.ctr->cons)) > 0) {
         const uint8_t* ctrl = qp.sq + (static_cast<size_t>((target - 1) & ((1u << qp.log_bbs) - 1)) << mlx5::kSendWqeShift);
         const uint8_t fm_ce_se = *reinterpret_cast<const volatile uint8_t*>(ctrl + 11);
         if ((fm_ce_se & mlx5::kCtrlCqUpdate) == 0) target = post_thread<S>(qp, mlx5::kCtrlCqUpdate, 0, Nop{}) + 1;
     }
-    while (static_cast<int32_t>(target - poll_cq<S>(qp)) > 0) {
-    }
+    for (uint32_t cons; static_cast<int32_t>(target - (cons = poll_cq<S>(qp))) > 0;) on_spin(cons);
     return *reinterpret_cast<volatile uint32_t*>(&qp.ctr->error);
 }
 

@@ -90,7 +90,7 @@ static __device__ __noinline__ void trap_proxy(const State& s, const kp::Channel
 // Slot indices for the calling lanes: the active lanes (they all post to this CTA's channel)
 // take theirs with one atomic, in lane order; then each waits until its slot is free: the
 // descriptor one ring earlier complete and, where tracked, its result consumed.
-__device__ __forceinline__ uint32_t reserve(const kp::Channel& c) {
+__device__ __forceinline__ uint32_t reserve(const kp::Channel& c, const State* s = nullptr, const char* call = nullptr) {
     const unsigned group = __activemask();
     unsigned lane;
     asm("mov.u32 %0, %%laneid;" : "=r"(lane));
@@ -99,13 +99,20 @@ __device__ __forceinline__ uint32_t reserve(const kp::Channel& c) {
     if (lane == leader) base = atomicAdd(c.resv, static_cast<uint32_t>(__popc(group)));
     const uint32_t idx = __shfl_sync(group, base, leader) + __popc(group & ((1u << lane) - 1));
     const uint32_t size = 1u << c.log_slots;
-    until(c, idx + 1 - size);
+    until(c, idx + 1 - size, s, call);
     if (c.consumed != nullptr) {
         const uint32_t* mark = c.consumed + (idx & (size - 1));
+        Patience p;
         for (;;) {
             uint32_t v;
             asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(mark) : "memory");
             if (v == idx + 1 - size) break;
+            if (s != nullptr)
+                p.tick(*s, [&](const char* what, double sec) {
+                    printf("kishmem: PE %d: %s (device, block %d thread %d): %s after %.1f s for descriptor slot %u's "
+                           "result to be read by the thread that posted descriptor %u\n",
+                           s->my_pe, call, blockIdx.x, threadIdx.x, what, sec, idx & (size - 1), idx - size);
+                });
         }
     }
     return idx;
@@ -132,9 +139,10 @@ __device__ __forceinline__ void write_desc(const kp::Channel& c, uint32_t idx, u
 
 // Posts a descriptor; result: whether the caller will read the slot's result (then it calls
 // consume after reading it).
+// With a state, a wait for a free slot that takes too long says so, naming `call`.
 __device__ __forceinline__ uint32_t post(const kp::Channel& c, uint8_t op, uint8_t aux, int pe, const kp::DescBody& b,
-                                         bool result = false) {
-    const uint32_t idx = reserve(c);
+                                         bool result = false, const State* s = nullptr, const char* call = nullptr) {
+    const uint32_t idx = reserve(c, s, call);
     write_desc(c, idx, op, aux, pe, b);
     if (!result) consume(c, idx);
     return idx;
@@ -151,33 +159,33 @@ static __device__ __noinline__ void put(const State& s, int pe, size_t roff, con
     if (n == 0) return;
     const kp::Channel& c = channel(s);
     if (__isGlobal(src)) {
-        const uint32_t idx = post(c, kp::kOpPut, 0, pe, kp::body_put(roff, reinterpret_cast<uint64_t>(src), n));
+        const uint32_t idx = post(c, kp::kOpPut, 0, pe, kp::body_put(roff, reinterpret_cast<uint64_t>(src), n), false, &s, call);
         if (!nbi) wait(s, c, idx, call);
         return;
     }
     const char* sp = static_cast<const char*>(src);
     for (size_t done = 0; done < n; done += kp::kProxyInlineBytes) {
         const uint32_t len = static_cast<uint32_t>(n - done < kp::kProxyInlineBytes ? n - done : kp::kProxyInlineBytes);
-        post(c, kp::kOpPutInline, static_cast<uint8_t>(len), pe, kp::body_inline(roff + done, sp + done, len));
+        post(c, kp::kOpPutInline, static_cast<uint8_t>(len), pe, kp::body_inline(roff + done, sp + done, len), false, &s, call);
     }
 }
 
 // A value of n = 1..8 bytes (shmem_p, barrier flags); completes at quiet.
 static __device__ __noinline__ void put_value(const State& s, int pe, size_t roff, uint64_t value, uint32_t n) {
-    post(channel(s), kp::kOpPutInline, static_cast<uint8_t>(n), pe, kp::body_inline(roff, &value, n));
+    post(channel(s), kp::kOpPutInline, static_cast<uint8_t>(n), pe, kp::body_inline(roff, &value, n), false, &s, "shmem_p (or a device flag)");
 }
 
 static __device__ __noinline__ void get(const State& s, int pe, size_t roff, void* dst, size_t n, const char* call) {
     if (n == 0) return;
     const kp::Channel& c = channel(s);
     if (__isGlobal(dst)) {
-        wait(s, c, post(c, kp::kOpGet, 0, pe, kp::body_get(roff, reinterpret_cast<uint64_t>(dst), n)), call);
+        wait(s, c, post(c, kp::kOpGet, 0, pe, kp::body_get(roff, reinterpret_cast<uint64_t>(dst), n), false, &s, call), call);
         return;
     }
     char* dp = static_cast<char*>(dst);
     for (size_t done = 0; done < n; done += kp::kResultBytes) {
         const uint32_t len = static_cast<uint32_t>(n - done < kp::kResultBytes ? n - done : kp::kResultBytes);
-        const uint32_t idx = post(c, kp::kOpGet, 0, pe, kp::body_get(roff + done, 0, len), true);
+        const uint32_t idx = post(c, kp::kOpGet, 0, pe, kp::body_get(roff + done, 0, len), true, &s, call);
         wait(s, c, idx, call);
         const volatile uint8_t* r = kp::result_slot(c, idx);
         for (uint32_t i = 0; i < len; ++i) dp[done + i] = r[i];
@@ -190,7 +198,7 @@ static __device__ __noinline__ uint64_t amo(const State& s, int pe, size_t roff,
                                             const char* call) {
     const kp::Channel& ch = channel(s);
     const uint8_t aux = static_cast<uint8_t>(static_cast<unsigned>(op) | (width == 8 ? kp::kAmoWide : 0));
-    const uint32_t idx = post(ch, kp::kOpAmo, aux, pe, kp::body_amo(roff, v, c), true);
+    const uint32_t idx = post(ch, kp::kOpAmo, aux, pe, kp::body_amo(roff, v, c), true, &s, call);
     wait(s, ch, idx, call);
     const uint64_t old = *reinterpret_cast<const volatile uint64_t*>(kp::result_slot(ch, idx));
     consume(ch, idx);
@@ -201,7 +209,7 @@ static __device__ __noinline__ void put_signal(const State& s, int pe, size_t ro
                                                uint64_t value, int op, const char* call, bool nbi) {
     put(s, pe, roff, src, n, call, true);
     const kp::Channel& c = channel(s);
-    const uint32_t idx = post(c, kp::kOpSignal, static_cast<uint8_t>(op != 0), pe, kp::body_signal(sig_off, value));
+    const uint32_t idx = post(c, kp::kOpSignal, static_cast<uint8_t>(op != 0), pe, kp::body_signal(sig_off, value), false, &s, call);
     if (!nbi && n != 0 && __isGlobal(src)) wait(s, c, idx, call);  // the source is reusable on return
 }
 
