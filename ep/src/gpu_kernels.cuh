@@ -401,6 +401,10 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
             // symmetric nothing moves: the arrival follows at once (expert_out is complete in
             // stream order). Otherwise the arrivals wait for every block's rows, so that no PE
             // starts its next dispatch (which rewrites recv_src) while a block still reads it.
+            // This relies on mapping being mutual (A maps B exactly when B maps A: routes.cpp decides
+            // load/store per pair, and init refuses PEs whose KISHMEM_REMOTE differ: mp.bad.env_remote): a PE that this one
+            // maps but that does not map it back would find an offset it cannot use and read
+            // comb_recv, which nobody filled for it.
             const uint64_t off = pull ? static_cast<uint64_t>(eo_off) + kOffBias : 0;
             for (int r = 0; r < l.npes; ++r)
                 if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_p(v.comb_off(l) + l.me, off, pe_of[r]);
@@ -528,16 +532,12 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
     // overwrite expert_out once the call is done on the stream).
     if (threadIdx.x == 0) {
         LocalState* st = v.local(l);
-        const int* pe_of = v.pe_of(l);
         __threadfence();
         if (atomicAdd(&st->done_read, 1u) == gridDim.x - 1) {
             __threadfence();  // block 0's st->pulled (written before its own count) is seen
             st->done_read = 0;
             acknowledge_read(l, a.base);
-            uint64_t* ack = v.arrive(l) + kRead * l.npes;
-            if (st->pulled)
-                for (int r = 0; r < l.npes; ++r)
-                    if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_wait_until(ack + r, SHMEM_CMP_GE, round * kArriveUnit);
+            wait_read_acknowledged(l, a.base, round);
         }
     }
 }

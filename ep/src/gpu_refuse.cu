@@ -3,7 +3,7 @@
 // (nothing to read here), comb_flag[me] = round | kBadInputBit, then arrive[kCombine][me]
 // grows by kArriveUnit; and, reading nothing itself, it acknowledges (arrive[kRead][me]) to
 // every mapped PE as a finished receive does (signal.cuh); a refused hook after a sent
-// combine gives only that acknowledgement. In stream order after this PE's earlier kernels
+// combine gives only that acknowledgement and waits for the peers' ones, as a receive does. In stream order after this PE's earlier kernels
 // (so no late word of theirs overwrites it) and capturable. The receive kernel of every peer
 // sees the bit and records kErrPeerBadCombine instead of summing.
 #include <cuda_runtime.h>
@@ -27,10 +27,13 @@ __global__ void refuse_combine(Layout l, char* base) {
     shmem_quiet();
 }
 
-// A refused hook after a sent combine: only the acknowledgement its receive would have given.
+// A refused hook after a sent combine: what its receive would have done at its end, reading
+// nothing: the acknowledgement, then (expert_out read in place) the wait for the peers' ones,
+// so that the caller may overwrite expert_out once the refused call is done on the stream.
 __global__ void acknowledge(Layout l, char* base) {
     gpu::acknowledge_read(l, base);
     shmem_quiet();
+    gpu::wait_read_acknowledged(l, base, View{base}.local(l)->round);
 }
 
 }  // namespace

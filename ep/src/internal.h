@@ -31,7 +31,7 @@ void fail_next_create(int code);
 // The first bad entry of one row (row[0..K), K <= 16), or -1: < -1, >= E, or an expert already
 // in the row (reported at its second entry). The row is loaded whole first (on the GPU its loads
 // are then in flight together). Host and kernels (gpu_kernels.cuh) check with this one function.
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)  // the device pass only: the host compiler does not know the pragma
 #define KISHMEM_EP_UNROLL _Pragma("unroll")
 #else
 #define KISHMEM_EP_UNROLL

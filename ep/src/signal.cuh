@@ -30,4 +30,16 @@ __device__ inline void acknowledge_read(const Layout& l, char* base) {
     }
 }
 
+// The other side: where this round's combine let the token PEs read this PE's expert_out in
+// place (LocalState::pulled), until every mapped PE has acknowledged its reads of `round`; then
+// expert_out may be overwritten. A receive that ends, and a refused hook, both end with this.
+__device__ inline void wait_read_acknowledged(const Layout& l, char* base, uint64_t round) {
+    const View v{base};
+    if (!v.local(l)->pulled) return;
+    const uint64_t* ack = v.arrive(l) + kArriveRead * l.npes;
+    for (int r = 0; r < l.npes; ++r)
+        if (shmem_ptr(base, v.pe_of(l)[r]))
+            shmem_uint64_wait_until(const_cast<uint64_t*>(ack + r), SHMEM_CMP_GE, round * kArriveUnit);
+}
+
 }  // namespace kishmem::ep::gpu

@@ -4,7 +4,8 @@
 // Modes, dispatch: index_high index_low duplicate too_many null_handle; combine (the other PEs'
 // receive waits for the last PE's combine): combine_null_out combine_bad_handle
 // combine_hook_first (the hook called instead of combine) combine_hook_null_weights (every PE
-// uses send_only and the hook); creation: hidden_mismatch experts_mismatch heap_small
+// uses send_only and the hook), dispatch_combine_pending (every PE uses send_only; the last
+// one calls dispatch before its hook: refused, the others end the round); creation: hidden_mismatch experts_mismatch heap_small
 // config_invalid_one team_invalid_one part_no_block part_gpu_start (the last PE's part of the
 // setup fails after the configurations agreed).
 #include <cstdio>
@@ -26,10 +27,16 @@ int combine(Buffer& b, const std::string& mode, bool last, const Received& rv, H
     std::vector<float> w(static_cast<size_t>(T) * K, 0.5f);
     Handle fresh;
     if (last && mode == "combine_hook_first") return b.combine_recv(nullptr, h);
-    const bool hook = mode == "combine_hook_null_weights";
-    const float* wp = last && hook ? nullptr : w.data();
+    const bool pending = mode == "dispatch_combine_pending";
+    const bool hook = mode == "combine_hook_null_weights" || pending;
+    const float* wp = last && mode == "combine_hook_null_weights" ? nullptr : w.data();
     void* op = last && mode == "combine_null_out" ? nullptr : out.data();
     int rc = b.combine(nullptr, eo.data(), wp, op, last && mode == "combine_bad_handle" ? &fresh : h, hook);
+    if (rc == kOk && last && pending) {  // the next dispatch before the hook: refused, nothing sent
+        Received rv2;
+        Handle h2;
+        return b.dispatch(nullptr, nullptr, static_cast<const int32_t*>(nullptr), 0, &rv2, &h2);
+    }
     if (rc == kOk && hook) rc = b.combine_recv(nullptr, h);
     return rc;
 }
