@@ -148,7 +148,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     s.sync_size = s.size = heap_bytes;
 
     // Exchange 1: host name, heap segment, heap size, the PEs the launcher says share this host,
-    // and whether this PE wants everything over the network.
+    // and the route settings (KISHMEM_REMOTE, KISHMEM_HEAP), which must agree: every PE derives
+    // the same routes from them, and a pair of PEs that disagree about load/store between them
+    // would each take the other's data for somewhere else.
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
     char* static_base = nullptr;
@@ -165,7 +167,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
                     .str(s.own->name())
                     .u64(heap_bytes)
                     .bytes(said.data(), said.size())
-                    .u64(cfg.remote == routes::Remote::ucx)
+                    .str(env::word(cfg.remote))
                     .str(env::word(cfg.heap))
                     .u64(static_bytes)
                     .bytes(affinity.data(), affinity.size())
@@ -185,20 +187,22 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         const Blob their_word = rd.bytes();
         BlobReader word(their_word);
         for (uint64_t k = word.u64(); k > 0 && word.ok(); --k) launcher[r].push_back(static_cast<int>(word.u64()));
-        uint64_t want_ucx = rd.u64();
-        std::string heap_mode = rd.str();
+        const std::string remote_mode = rd.str();
+        const std::string heap_mode = rd.str();
         if (rd.u64() != static_bytes) static_bytes = 0;  // not the same executable everywhere
         masks[r] = rd.bytes();
         pids[r] = static_cast<pid_t>(rd.u64());
         if (rd.u64() != pid_namespace()) pids[r] = 0;  // not a pid this PE can look at
         if (!rd.at_end()) fatal("shmem_init", "malformed bootstrap data from PE %d", r);
+        if (remote_mode != env::word(cfg.remote))
+            fatal("shmem_init", "PE %d has KISHMEM_REMOTE=%s, this PE %s: set it alike on every PE", r,
+                  remote_mode.c_str(), env::word(cfg.remote));
         if (heap_mode != env::word(cfg.heap))
             fatal("shmem_init", "PE %d has KISHMEM_HEAP=%s, this PE %s: set it alike on every PE", r, heap_mode.c_str(),
                   env::word(cfg.heap));
         if (size != heap_bytes)
             fatal("shmem_init", "PE %d has a %llu-byte symmetric heap, this PE %zu: set SHMEM_SYMMETRIC_SIZE alike on every PE",
                   r, static_cast<unsigned long long>(size), heap_bytes);
-        if (want_ucx) cfg.remote = routes::Remote::ucx;  // one PE asking sends everyone through UCX
     }
     const routes::Hosts where = routes::find_hosts(s.pe, hosts, launcher);
     if (!where.disagreement.empty() && s.pe == 0) warn("shmem_init", "%s", where.disagreement.c_str());

@@ -8,6 +8,8 @@
  *   fail_init  PE 1 fails in shmem_init (a bad SHMEM_SYMMETRIC_SIZE on that PE only)
  *   size_init  PE 1 asks for another heap size: every PE fails in shmem_init after the others'
  *              heaps exist
+ *   remote_init PE 1 sets KISHMEM_REMOTE=ibgda, the others not: every PE fails in shmem_init
+ *              naming the two settings (routes derived from them must agree)
  *   late_init  PE 1 comes to shmem_init 60 s late: KISHMEM_HANG_ABORT ends the others' wait
  *   late       the last PE comes to a barrier 60 s late (alive): the hang messages of the others
  *              name it, also where a dissemination round waits for another PE
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
         }
         if (!strcmp(c, "fail_init")) setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
         if (!strcmp(c, "size_init")) setenv("SHMEM_SYMMETRIC_SIZE", "48M", 1);
+        if (!strcmp(c, "remote_init")) setenv("KISHMEM_REMOTE", "ibgda", 1);
         if (!strcmp(c, "late_init")) sleep(60);
     }
     shmem_init();
