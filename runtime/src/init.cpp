@@ -135,6 +135,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     waits.progress = rt::progress;
     waits.watch = liveness::check;
     s.thread_level = requested < 0 ? 0 : (requested > kThreadMultiple ? kThreadMultiple : requested);
+    waits.progress_any_thread = s.thread_level == kThreadMultiple;  // UCX workers are then made for threads
 
     s.boot = given ? std::move(given) : bootstrap_open();
     s.pe = s.boot->rank();

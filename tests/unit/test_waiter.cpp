@@ -1,7 +1,8 @@
 // The wait helper (kishmem/waiter.h): every spin drives the policy's progress (the application's
-// transports) unless the wait is marked no_policy_progress, as the UCX active-message client's is
-// when the software NIC's or the proxy's thread waits in it (UCX workers made for one thread must
-// not be driven from a second one); the hang bound holds either way.
+// transports); a wait marked library_thread (the UCX active-message client's, which the software
+// NIC's or the proxy's thread may run) drives it only where the policy allows any thread
+// (SHMEM_THREAD_MULTIPLE: UCX workers made for one thread must not be driven from a second one);
+// the hang bound holds either way.
 #include <gtest/gtest.h>
 
 #include "kishmem/waiter.h"
@@ -26,25 +27,37 @@ TEST(Waiter, SpinDrivesThePolicysProgress) {
     EXPECT_EQ(g_progress_calls, 100);
 }
 
-TEST(Waiter, NoPolicyProgressLeavesTheApplicationsTransportsAlone) {
+TEST(Waiter, LibraryThreadLeavesSingleThreadTransportsAlone) {
     PolicyGuard g;
     kishmem::wait_policy() = kishmem::WaitPolicy{};
     kishmem::wait_policy().progress = count_progress;
     g_progress_calls = 0;
     kishmem::Waiter w("test", "nothing");
-    w.no_policy_progress();
+    w.library_thread();
     for (int i = 0; i < 100000; ++i) w.spin();
     EXPECT_EQ(g_progress_calls, 0);
 }
 
-TEST(WaiterDeathTest, NoPolicyProgressStillEndsAtTheHangBound) {
+TEST(Waiter, LibraryThreadProgressesWhereAnyThreadMay) {
+    PolicyGuard g;
+    kishmem::wait_policy() = kishmem::WaitPolicy{};
+    kishmem::wait_policy().progress = count_progress;
+    kishmem::wait_policy().progress_any_thread = true;
+    g_progress_calls = 0;
+    kishmem::Waiter w("test", "nothing");
+    w.library_thread();
+    for (int i = 0; i < 100; ++i) w.spin();
+    EXPECT_EQ(g_progress_calls, 100);
+}
+
+TEST(WaiterDeathTest, LibraryThreadStillEndsAtTheHangBound) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_DEATH(
         {
             kishmem::wait_policy() = kishmem::WaitPolicy{};
             kishmem::wait_policy().hang_abort = 0.2;
             kishmem::Waiter w("UCX active messages", "%lld of this PE's requests to be answered", 3);
-            w.no_policy_progress();
+            w.library_thread();
             for (;;) w.spin();
         },
         "UCX active messages.*waited 0 s for 3 of this PE's requests to be answered; ending the job");

@@ -8,6 +8,7 @@ namespace kishmem {
 
 struct WaitPolicy {
     void (*progress)() = nullptr;  // called on every spin (nullptr: nothing to progress)
+    bool progress_any_thread = false;  // progress may run on any thread (SHMEM_THREAD_MULTIPLE)
     bool yield = false;            // this host's PEs outnumber their CPUs: give the CPU away
     double hang_warn = 0;          // seconds before a wait says what it waits for (0: never)
     double hang_abort = 0;         // seconds before a wait aborts the job (0: never)
@@ -33,10 +34,13 @@ public:
         detail_ = fn;
         detail_arg_ = arg;
     }
-    // For a wait that progresses what it waits for itself, on a thread of the library's own (the
-    // software NIC's, the CPU proxy's): the policy's progress, which drives the application's
-    // transports (UCX workers made for one thread, unless SHMEM_THREAD_MULTIPLE), is not called.
-    void no_policy_progress() { policy_progress_ = false; }
+    // A wait that may run on a thread of the library's own (the software NIC's, the CPU proxy's)
+    // and progresses what it waits for itself: the policy's progress, which drives the
+    // application's transports, runs only where that is safe from any thread
+    // (progress_any_thread: UCX workers made for one thread otherwise). Where it is, it still
+    // runs: peers' software RMA over TCP needs this PE's progress while its application waits
+    // outside the library.
+    void library_thread() { policy_progress_ = wait_policy().progress_any_thread; }
     // A check run about once a second while the wait lasts (from its first second on, whatever
     // the hang bounds): fn(arg) may end the job when what is awaited can never come.
     void set_check(void (*fn)(void* arg), void* arg) {

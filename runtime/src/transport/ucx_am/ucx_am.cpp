@@ -186,7 +186,7 @@ private:
     Status wait_all(std::unique_lock<std::mutex>& g, int pe) {
         Waiter w("UCX active messages", "%lld of this PE's requests to be answered (the last to PE %lld)",
                  static_cast<long long>(issued_ - done_), pe);
-        w.no_policy_progress();  // pass() progresses this worker; the NIC's or proxy's thread waits here
+        w.library_thread();  // pass() progresses this worker; the NIC's or proxy's thread waits here
         while (done_ < issued_ && status_ == Status::ok) {
             if (s_->pass() == 0) {  // let the service thread and the application in
                 g.unlock();
