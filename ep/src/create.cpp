@@ -67,7 +67,7 @@ std::string invalid_reason(const Config& c, int npes) {
 }
 
 // One PE's row of step 1.
-enum Word { kT, kH, kK, kE, kFmt, kSms, kNumSms, kTeamN, kTeamMe, kGpu, kPe, kTotal, kWords };
+enum Word { kT, kH, kK, kE, kFmt, kSms, kNumSms, kTeamN, kTeamMe, kGpu, kPe, kTotal, kGpuId, kWords };
 constexpr int kCompared = kNumSms;  // words 0..5 must be equal within a team
 const char* const kNames[kCompared] = {"max_tokens_per_pe", "hidden", "topk", "num_experts", "format", "num_sms"};
 
@@ -167,7 +167,8 @@ std::unique_ptr<Buffer> Buffer::create(shmem_team_t team, const Config& cfg, std
     const Layout layout = make_layout(cfg, own.empty() ? npes : 1, own.empty() ? me : 0);
     const long long row_host[kWords] = {cfg.max_tokens_per_pe, cfg.hidden, cfg.topk, cfg.num_experts,
                                         static_cast<long long>(cfg.format), default_sms(cfg), cfg.num_sms, npes, me,
-                                        gpu ? 1 : 0, wpe, own.empty() ? static_cast<long long>(layout.total) : 0};
+                                        gpu ? 1 : 0, wpe, own.empty() ? static_cast<long long>(layout.total) : 0,
+                                        gpu ? GpuPath::device_id() : 0};
     shmem_putmem(mine, row_host, row, wpe);
     shmem_quiet();
     shmem_fcollectmem(SHMEM_TEAM_WORLD, all, mine, row);
@@ -189,6 +190,9 @@ std::unique_ptr<Buffer> Buffer::create(shmem_team_t team, const Config& cfg, std
     b->gpu_ = gpu;
     b->sms_ = default_sms(cfg);
     b->layout_ = layout;
+    for (int p = 0; p < wn; ++p)  // the team's PEs on this GPU (kernels that wait share its SMs)
+        b->gpu_sharers_ += p != wpe && row_host[kGpuId] != 0 && got[static_cast<size_t>(p) * kWords + kGpuId] == row_host[kGpuId] &&
+                           shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, team) >= 0;
     b->base_ = static_cast<char*>(shmem_malloc(layout.total));
     int part = b->base_ ? kPartOk : kPartNoBlock;
     if (part == kPartOk && gpu && GpuPath::init(*b) != kOk) part = kPartGpuStart;

@@ -6,6 +6,7 @@ namespace kishmem::ep {
 
 bool GpuPath::is_device_memory(const void*) { return false; }
 bool GpuPath::capturing(cudaStream_t) { return false; }
+long long GpuPath::device_id() { return 0; }
 int GpuPath::init(Buffer&) { return kNoGpu; }
 void GpuPath::fini(Buffer&) {}
 int GpuPath::dispatch_send(Buffer&, cudaStream_t, const void*, const void*, bool, int, bool, bool) { return kNoGpu; }

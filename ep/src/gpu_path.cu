@@ -47,6 +47,18 @@ bool GpuPath::capturing(cudaStream_t s) {
     return st != cudaStreamCaptureStatusNone;
 }
 
+long long GpuPath::device_id() {
+    int d = 0;
+    cudaDeviceProp prop{};
+    if (cudaGetDevice(&d) != cudaSuccess || cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the UUID (the same physical GPU in every process)
+    for (unsigned char c : prop.uuid.bytes) h = (h ^ c) * 1099511628211ull;
+    return static_cast<long long>(h >> 1) + 1;  // positive, never 0
+}
+
 int GpuPath::init(Buffer& b) {
     ErrorRecord* host = nullptr;
     if (cudaHostAlloc(&host, sizeof(ErrorRecord), cudaHostAllocMapped) != cudaSuccess) return kNoGpu;
@@ -64,11 +76,9 @@ int GpuPath::init(Buffer& b) {
     int d = 0;
     if (cudaGetDevice(&d) != cudaSuccess || cudaDeviceGetAttribute(&b.dev_sms_, cudaDevAttrMultiProcessorCount, d) != cudaSuccess)
         b.dev_sms_ = 0;
-    // the PEs that may share this GPU: those of the team on this host (at most)
-    int sharing = 0;
-    for (int r = 0; r < b.layout_.npes; ++r)
-        sharing += shmem_team_translate_pe(b.team_, r, SHMEM_TEAM_SHARED) >= 0;
-    b.dev_sms_ /= sharing > 1 ? sharing : 1;
+    // the team's PEs on this GPU (create counted them by device_id): hosts that share one GPU
+    // between PEs of different host groups (simulated hosts) count too
+    b.dev_sms_ /= b.gpu_sharers_ > 1 ? b.gpu_sharers_ : 1;
     const void* fns[] = {reinterpret_cast<const void*>(gpu::dispatch_send<int32_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_send<int64_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_recv), reinterpret_cast<const void*>(gpu::combine_send),

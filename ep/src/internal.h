@@ -75,6 +75,7 @@ struct HostPath {
 struct GpuPath {
     static bool is_device_memory(const void* p);  // false in builds without CUDA
     static bool capturing(cudaStream_t s);         // the stream is being captured into a graph
+    static long long device_id();                  // this PE's GPU (from its UUID), > 0; 0: none
     static int init(Buffer& b);                     // error record, zeroed block, pe_of table
     static void fini(Buffer& b);
     // fuse_recv: the send kernel's last block also does the receive (dispatch without send_only)
