@@ -28,9 +28,10 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     if (recv_pending_)
         return fail(kBadOrder, "dispatch", "the previous dispatch (round %llu) was sent with send_only and its "
                                            "dispatch_recv has not been called", static_cast<unsigned long long>(round_));
-    if (comb_pending_)  // the peers that let this PE read their expert_out wait for its receive
-        return fail(kBadOrder, "dispatch", "the combine of round %llu was sent with send_only and its combine_recv has "
-                                           "not been called", static_cast<unsigned long long>(comb_round_));
+    if (comb_pending_)  // the peers that let this PE read their expert_out wait for its receive: ended as a refused hook
+        return refuse_combine(s, fail(kBadOrder, "dispatch", "the combine of round %llu was sent with send_only and its "
+                                                             "combine_recv has not been called",
+                                      static_cast<unsigned long long>(comb_round_)));
     ++round_;
     bool poison = false;
     int rc = kOk;

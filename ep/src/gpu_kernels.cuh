@@ -402,7 +402,7 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
             // stream order). Otherwise the arrivals wait for every block's rows, so that no PE
             // starts its next dispatch (which rewrites recv_src) while a block still reads it.
             // This relies on mapping being mutual (A maps B exactly when B maps A: routes.cpp decides
-            // load/store per pair, and init refuses PEs whose KISHMEM_REMOTE differ: mp.bad.env_remote): a PE that this one
+            // load/store per pair, and init refuses PEs whose KISHMEM_REMOTE differ: reliability.gone.remote_init): a PE that this one
             // maps but that does not map it back would find an offset it cannot use and read
             // comb_recv, which nobody filled for it.
             const uint64_t off = pull ? static_cast<uint64_t>(eo_off) + kOffBias : 0;

@@ -196,8 +196,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
         if (rd.u64() != pid_namespace()) pids[r] = 0;  // not a pid this PE can look at
         if (!rd.at_end()) fatal("shmem_init", "malformed bootstrap data from PE %d", r);
         if (remote_mode != env::word(cfg.remote))
-            fatal("shmem_init", "PE %d has KISHMEM_REMOTE=%s, this PE %s: set it alike on every PE", r,
-                  remote_mode.c_str(), env::word(cfg.remote));
+            fatal("shmem_init", "PE %d has KISHMEM_REMOTE=%s, this PE %s: set it alike on every PE (mpirun passes it to "
+                  "other hosts with -x KISHMEM_REMOTE)", r, remote_mode.c_str(), env::word(cfg.remote));
         if (heap_mode != env::word(cfg.heap))
             fatal("shmem_init", "PE %d has KISHMEM_HEAP=%s, this PE %s: set it alike on every PE", r, heap_mode.c_str(),
                   env::word(cfg.heap));

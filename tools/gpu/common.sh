@@ -28,11 +28,14 @@ gpu_configure() {
     -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
     || { tail -30 "$RES/configure.log"; return 1; }
   grep -E "kishmem:" "$RES/configure.log"
+  : > "$RES/build.log"  # this run's builds only
 }
 gpu_build() {
   local dir=$1; shift
+  local from
+  from=$(( $(wc -l < "$RES/build.log" 2>/dev/null || echo 0) + 1 ))
   cmake --build "$dir" -j"$(nproc)" --target "$@" >> "$RES/build.log" 2>&1 \
-    || { grep -E "error" "$RES/build.log" | head -30; return 1; }
+    || { tail -n +"$from" "$RES/build.log" | grep -E "error:|error [A-Z]|FAILED|\*\*\*" | head -30; return 1; }
 }
 
 mps_up=0

@@ -115,7 +115,8 @@ run() {
 }
 
 # ---- the hosts as the launcher sees them: 2 PEs per host name --------------------------------
-hosts_mpirun --host "$HOSTLIST" -np "$NP" hostname > "$RES/hostnames.log" 2>&1
+timeout -k 5 30 bash -c "$(declare -f hosts_mpirun); T='$T'; hosts_mpirun \"\$@\"" _ --host "$HOSTLIST" -np "$NP" hostname \
+  > "$RES/hostnames.log" 2>&1
 got=$(sort "$RES/hostnames.log" | uniq -c | awk '{print $2 ":" $1}' | paste -sd, -)
 [[ $got == "$HOSTLIST" ]]; note "hosts ($got)" $? "expected $HOSTLIST: $(head -3 "$RES/hostnames.log")"
 

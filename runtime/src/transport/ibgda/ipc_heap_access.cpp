@@ -23,11 +23,16 @@ namespace {
 // The scope gives the calling thread's mode back (it may be the application's).
 class RelaxedCapture {
 public:
-    RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
-    ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+    RelaxedCapture() : swapped_(cudaThreadExchangeStreamCaptureMode(&mode_) == cudaSuccess) {
+        if (!swapped_) cudaGetLastError();
+    }
+    ~RelaxedCapture() {
+        if (swapped_) cudaThreadExchangeStreamCaptureMode(&mode_);
+    }
 
 private:
     cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+    bool swapped_;
 };
 
 // The target PEs' GPU heaps through the CUDA IPC mappings, from the NIC's thread.
@@ -52,7 +57,10 @@ public:
         return Status::ok;
     }
 
+    // Each operation in the relaxed capture mode (RelaxedCapture): init's warm-up runs on the
+    // application's thread, the rest on the library's.
     Status write(int pe, std::size_t off, const void* src, std::size_t n) override {
+        const RelaxedCapture relaxed;
         char* t = target(pe);
         if (!t) return Status::unreachable;
         if (n <= kStageBytes && !device_memory(src)) {
@@ -71,6 +79,7 @@ public:
         return check(cudaMemcpyAsync(t + off, src, n, cudaMemcpyDefault, stream_), "write");
     }
     Status read(int pe, std::size_t off, void* dst, std::size_t n) override {
+        const RelaxedCapture relaxed;
         char* t = target(pe);
         if (!t) return Status::unreachable;
         pending_ = true;
@@ -85,6 +94,7 @@ public:
     }
     Status flush() override {
         if (!pending_) return Status::ok;
+        const RelaxedCapture relaxed;
         pending_ = false;
         stage_used_ = 0;
         return check(cudaStreamSynchronize(stream_), "flush");
@@ -114,18 +124,16 @@ private:
         if (pe == -1) return self_;
         return pe >= 0 && static_cast<std::size_t>(pe) < bases_.size() ? bases_[pe] : nullptr;
     }
-    // The NIC's thread starts with no current device; its stream belongs to device_. It is a
-    // thread of the library: relaxed for good (RelaxedCapture).
+    // The NIC's thread starts with no current device; its stream belongs to device_.
     void bind_thread() {
         thread_local int bound = -1;
         if (bound != device_) {
             cudaSetDevice(device_);
-            cudaStreamCaptureMode relaxed = cudaStreamCaptureModeRelaxed;
-            cudaThreadExchangeStreamCaptureMode(&relaxed);
             bound = device_;
         }
     }
     Status atomic(int pe, std::size_t off, bool cas, uint64_t operand, uint64_t compare, uint64_t* old) {
+        const RelaxedCapture relaxed;
         char* t = target(pe);
         if (!t) return Status::unreachable;
         pending_ = true;

@@ -82,8 +82,8 @@ struct UcxAm::Impl {
 // An initiator: a HeapAccess whose operations become requests to the target PEs.
 class UcxAmClient final : public ibgda::HeapAccess {
 public:
-    UcxAmClient(UcxAm::Impl* s, uint32_t id, LocalCopy copy)
-        : s_(s), id_(id), copy_(std::move(copy)), seq_(s->npes, 0) {}
+    UcxAmClient(UcxAm::Impl* s, uint32_t id, LocalCopy copy, bool library_thread)
+        : s_(s), id_(id), copy_(std::move(copy)), seq_(s->npes, 0), library_thread_(library_thread) {}
     ~UcxAmClient() override {
         std::lock_guard<std::mutex> g(s_->mu);
         s_->clients[id_] = nullptr;
@@ -186,7 +186,7 @@ private:
     Status wait_all(std::unique_lock<std::mutex>& g, int pe) {
         Waiter w("UCX active messages", "%lld of this PE's requests to be answered (the last to PE %lld)",
                  static_cast<long long>(issued_ - done_), pe);
-        w.library_thread();  // pass() progresses this worker; the NIC's or proxy's thread waits here
+        if (library_thread_) w.library_thread();  // pass() progresses this worker
         while (done_ < issued_ && status_ == Status::ok) {
             if (s_->pass() == 0) {  // let the service thread and the application in
                 g.unlock();
@@ -202,6 +202,7 @@ private:
     uint32_t id_;
     LocalCopy copy_;
     std::vector<uint64_t> seq_;  // next sequence number per target
+    bool library_thread_;        // waited on by the NIC's or the proxy's thread
     uint64_t issued_ = 0, done_ = 0;  // requests sent, answers received
     int want_pe_ = -1;           // the request a waiting call needs the answer of (target, sequence)
     uint64_t want_seq_ = 0;
@@ -436,11 +437,11 @@ void UcxAm::start() {
 
 void UcxAm::stop() { impl_->thread.stop(); }
 
-std::unique_ptr<ibgda::HeapAccess> UcxAm::client(LocalCopy copy) {
+std::unique_ptr<ibgda::HeapAccess> UcxAm::client(LocalCopy copy, bool library_thread) {
     Impl& s = *impl_;
     std::lock_guard<std::mutex> g(s.mu);
     const auto id = static_cast<uint32_t>(s.clients.size());
-    auto c = std::make_unique<UcxAmClient>(&s, id, std::move(copy));
+    auto c = std::make_unique<UcxAmClient>(&s, id, std::move(copy), library_thread);
     s.clients.push_back(c.get());
     return c;
 }
