@@ -15,6 +15,8 @@ int main(int argc, char **argv) {
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     long *sym = shmem_malloc(sizeof(long));
+    long *words = shmem_calloc(32, sizeof(long)); /* (before the cases: a collective after a case's
+                                                     wait would be where the other PEs wait) */
     long local = 0;
     shmem_barrier_all();
     if (!strcmp(what, "pe") && me == npes - 1) shmem_long_p(sym, 1, npes + 3);
@@ -36,7 +38,6 @@ int main(int argc, char **argv) {
         shmem_long_atomic_add((long *)((char *)sym + 4), 1, npes - 1);
     if (!strcmp(what, "hang") && me == 0) /* a flag nobody sets: the hang bound ends the job */
         shmem_long_wait_until(sym, SHMEM_CMP_EQ, 7);
-    long *words = shmem_calloc(32, sizeof(long));
     if (!strcmp(what, "ucx_fail") && me == 0) { /* KISHMEM_SIM_UCX_FAIL picks which step fails */
         char data[64] = {0};
         /* on stderr, the stream the library's messages take: the launcher keeps one stream's order
