@@ -410,6 +410,18 @@ ucp_ep_h UcxAm::Impl::ep(int pe, std::string* why) {
     p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     p.address = reinterpret_cast<const ucp_address_t*>(addr.data());
     ucs_status_t st = r.ok() && !addr.empty() ? ucp_ep_create(worker, &p, &eps[pe]) : UCS_ERR_INVALID_PARAM;
+    if (st == UCS_OK) {
+        // Connected before the first message: a flush completes once the endpoint's wireup has.
+        ucp_request_param_t fp;
+        std::memset(&fp, 0, sizeof fp);
+        ucs_status_ptr_t req = ucp_ep_flush_nbx(eps[pe], &fp);
+        if (UCS_PTR_IS_ERR(req)) {
+            st = UCS_PTR_STATUS(req);
+        } else if (req) {
+            while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) ucp_worker_progress(worker);
+            ucp_request_free(req);
+        }
+    }
     if (st == UCS_OK) return eps[pe];
     eps[pe] = nullptr;
     *why = "UCX endpoint (active messages) to PE " + std::to_string(pe) + ": " + ucs_status_string(st);
