@@ -17,38 +17,27 @@ struct PolicyGuard {  // the policy as it was, back after each test
 };
 }  // namespace
 
+// How many times `spins` spins of one wait called the policy's progress.
+static int progress_calls(bool library_thread, bool any_thread, int spins) {
+    PolicyGuard g;
+    kishmem::wait_policy() = kishmem::WaitPolicy{};
+    kishmem::wait_policy().progress = count_progress;
+    kishmem::wait_policy().progress_any_thread = any_thread;
+    g_progress_calls = 0;
+    kishmem::Waiter w("test", "nothing");
+    if (library_thread) w.library_thread();
+    for (int i = 0; i < spins; ++i) w.spin();
+    return g_progress_calls;
+}
+
 TEST(Waiter, SpinDrivesThePolicysProgress) {
-    PolicyGuard g;
-    kishmem::wait_policy() = kishmem::WaitPolicy{};
-    kishmem::wait_policy().progress = count_progress;
-    g_progress_calls = 0;
-    kishmem::Waiter w("test", "nothing");
-    for (int i = 0; i < 100; ++i) w.spin();
-    EXPECT_EQ(g_progress_calls, 100);
+    EXPECT_EQ(progress_calls(false, false, 100), 100);
+    EXPECT_EQ(progress_calls(false, true, 100), 100);
 }
 
-TEST(Waiter, LibraryThreadLeavesSingleThreadTransportsAlone) {
-    PolicyGuard g;
-    kishmem::wait_policy() = kishmem::WaitPolicy{};
-    kishmem::wait_policy().progress = count_progress;
-    g_progress_calls = 0;
-    kishmem::Waiter w("test", "nothing");
-    w.library_thread();
-    for (int i = 0; i < 100000; ++i) w.spin();
-    EXPECT_EQ(g_progress_calls, 0);
-}
+TEST(Waiter, LibraryThreadLeavesSingleThreadTransportsAlone) { EXPECT_EQ(progress_calls(true, false, 100000), 0); }
 
-TEST(Waiter, LibraryThreadProgressesWhereAnyThreadMay) {
-    PolicyGuard g;
-    kishmem::wait_policy() = kishmem::WaitPolicy{};
-    kishmem::wait_policy().progress = count_progress;
-    kishmem::wait_policy().progress_any_thread = true;
-    g_progress_calls = 0;
-    kishmem::Waiter w("test", "nothing");
-    w.library_thread();
-    for (int i = 0; i < 100; ++i) w.spin();
-    EXPECT_EQ(g_progress_calls, 100);
-}
+TEST(Waiter, LibraryThreadProgressesWhereAnyThreadMay) { EXPECT_EQ(progress_calls(true, true, 100), 100); }
 
 TEST(WaiterDeathTest, LibraryThreadStillEndsAtTheHangBound) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
