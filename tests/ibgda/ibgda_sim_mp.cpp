@@ -195,57 +195,6 @@ private:
 };
 #endif
 
-// The heaps this process maps (its own, and same-host peers' through shmem_ptr), with no
-// transport under them: what the active-message service applies peers' requests with, and how
-// the NIC reaches same-host peers, as the GPU form does with its CUDA IPC heap access. (The
-// runtime's routes would do, but their flush also flushes UCX traffic to other hosts, which
-// needs those hosts' progress while their threads may be waiting here.)
-class MappedHeap final : public HeapAccess {
-public:
-    Status write(int pe, std::size_t off, const void* src, std::size_t n) override {
-        char* t = at(pe, off);
-        if (!t) return Status::unreachable;
-        std::memcpy(t, src, n);
-        return Status::ok;
-    }
-    Status read(int pe, std::size_t off, void* dst, std::size_t n) override {
-        const char* t = at(pe, off);
-        if (!t) return Status::unreachable;
-        std::memcpy(dst, t, n);
-        return Status::ok;
-    }
-    Status fetch_add(int pe, std::size_t off, uint64_t add, uint64_t* old) override {
-        uint64_t* w = word(pe, off);
-        if (!w) return Status::unreachable;
-        *old = __atomic_fetch_add(w, add, __ATOMIC_SEQ_CST);
-        return Status::ok;
-    }
-    Status compare_swap(int pe, std::size_t off, uint64_t compare, uint64_t swap, uint64_t* old) override {
-        uint64_t* w = word(pe, off);
-        if (!w) return Status::unreachable;
-        __atomic_compare_exchange_n(w, &compare, swap, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-        *old = compare;
-        return Status::ok;
-    }
-    Status atomic_set(int pe, std::size_t off, uint64_t value) override {
-        uint64_t* w = word(pe, off);
-        if (!w) return Status::unreachable;
-        __atomic_store_n(w, value, __ATOMIC_SEQ_CST);
-        return Status::ok;
-    }
-    Status flush() override {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        return Status::ok;
-    }
-
-private:
-    static char* at(int pe, std::size_t off) {
-        char* base = static_cast<char*>(shmem_ptr(kishmem::rt::heap_base(), pe));
-        return base ? base + off : nullptr;
-    }
-    static uint64_t* word(int pe, std::size_t off) { return reinterpret_cast<uint64_t*>(at(pe, off)); }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -316,7 +265,10 @@ int main(int argc, char** argv) {
             off_host += !same;
         }
         if (std::getenv("KISHMEM_TEST_MULTIHOST")) CHECK(off_host > 0, "the job does not span hosts");
-        applier = std::make_unique<MappedHeap>();
+        // Channels of their own: their flushes wait for nothing else (the service's flush runs
+        // under its lock, and channel 0's UCX traffic to other hosts is not its business).
+        applier = make_runtime_heap_access(1, &why);
+        CHECK(applier != nullptr, "make_runtime_heap_access: %s", why.c_str());
         kishmem::Blob blob;
         CHECK(kishmem::UcxAm::open(me, npes, kishmem::rt::heap_size(), applier.get(), &service, &blob, &why) == Status::ok,
               "UcxAm::open: %s", why.c_str());
@@ -338,7 +290,7 @@ int main(int argc, char** argv) {
         CHECK(service->connect(all, connect_now, &why) == Status::ok, "UcxAm::connect: %s", why.c_str());
         service->start();
         std::vector<std::unique_ptr<HeapAccess>> parts;
-        parts.push_back(std::make_unique<MappedHeap>());  // same-host peers: load/store
+        parts.push_back(make_runtime_heap_access(2, &why));  // same-host peers: load/store
         parts.push_back(service->client(nullptr, true));  // the NIC's thread
         std::vector<int> part_of(static_cast<size_t>(npes));
         for (int pe = 0; pe < npes; ++pe) part_of[pe] = via_am[pe] ? 1 : 0;
