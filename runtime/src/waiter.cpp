@@ -14,9 +14,15 @@ WaitPolicy& wait_policy() {
     return p;
 }
 
+namespace {
+thread_local bool t_library_thread = false;
+}
+
+void mark_library_thread() { t_library_thread = true; }
+
 void Waiter::spin() {
     const WaitPolicy& p = wait_policy();
-    if (p.progress && policy_progress_) p.progress();
+    if (p.progress && (p.progress_any_thread || !t_library_thread)) p.progress();
     // Yield only where this host's PEs outnumber the cores they may run on together (or
     // KISHMEM_YIELD=1): a PE with a core of its own keeps spinning, however long it waits.
     if (p.yield) sched_yield();

@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
         service->start();
         std::vector<std::unique_ptr<HeapAccess>> parts;
         parts.push_back(make_runtime_heap_access(2, &why));  // same-host peers: load/store
-        parts.push_back(service->client(nullptr, true));  // the NIC's thread
+        parts.push_back(service->client(nullptr));
         std::vector<int> part_of(static_cast<size_t>(npes));
         for (int pe = 0; pe < npes; ++pe) part_of[pe] = via_am[pe] ? 1 : 0;
         heap = make_split_heap_access(std::move(parts), std::move(part_of));

@@ -1,9 +1,11 @@
 // The wait helper (kishmem/waiter.h): every spin drives the policy's progress (the application's
-// transports); a wait marked library_thread (the UCX active-message client's, which the software
-// NIC's or the proxy's thread may run) drives it only where the policy allows any thread
+// transports); on a thread marked as the library's (mark_library_thread: the software NIC's, the
+// proxy's, the active-message service's) it does so only where the policy allows any thread
 // (SHMEM_THREAD_MULTIPLE: UCX workers made for one thread must not be driven from a second one);
 // the hang bound holds either way.
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include "kishmem/waiter.h"
 
@@ -17,16 +19,20 @@ struct PolicyGuard {  // the policy as it was, back after each test
 };
 }  // namespace
 
-// How many times `spins` spins of one wait called the policy's progress.
+// How many times `spins` spins of one wait called the policy's progress, on a thread of its own
+// (marked as the library's with library_thread).
 static int progress_calls(bool library_thread, bool any_thread, int spins) {
     PolicyGuard g;
     kishmem::wait_policy() = kishmem::WaitPolicy{};
     kishmem::wait_policy().progress = count_progress;
     kishmem::wait_policy().progress_any_thread = any_thread;
     g_progress_calls = 0;
-    kishmem::Waiter w("test", "nothing");
-    if (library_thread) w.library_thread();
-    for (int i = 0; i < spins; ++i) w.spin();
+    std::thread t([&] {
+        if (library_thread) kishmem::mark_library_thread();
+        kishmem::Waiter w("test", "nothing");
+        for (int i = 0; i < spins; ++i) w.spin();
+    });
+    t.join();
     return g_progress_calls;
 }
 
@@ -45,8 +51,8 @@ TEST(WaiterDeathTest, LibraryThreadStillEndsAtTheHangBound) {
         {
             kishmem::wait_policy() = kishmem::WaitPolicy{};
             kishmem::wait_policy().hang_abort = 0.2;
+            kishmem::mark_library_thread();
             kishmem::Waiter w("UCX active messages", "%lld of this PE's requests to be answered", 3);
-            w.library_thread();
             for (;;) w.spin();
         },
         "UCX active messages.*waited [0-9]+ s for 3 of this PE's requests to be answered; ending the job");

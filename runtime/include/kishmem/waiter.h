@@ -34,13 +34,6 @@ public:
         detail_ = fn;
         detail_arg_ = arg;
     }
-    // A wait that may run on a thread of the library's own (the software NIC's, the CPU proxy's)
-    // and progresses what it waits for itself: the policy's progress, which drives the
-    // application's transports, runs only where that is safe from any thread
-    // (progress_any_thread: UCX workers made for one thread otherwise). Where it is, it still
-    // runs: peers' software RMA over TCP needs this PE's progress while its application waits
-    // outside the library.
-    void library_thread() { policy_progress_ = wait_policy().progress_any_thread; }
     // A check run about once a second while the wait lasts (from its first second on, whatever
     // the hang bounds): fn(arg) may end the job when what is awaited can never come.
     void set_check(void (*fn)(void* arg), void* arg) {
@@ -60,7 +53,13 @@ private:
     double start_ = 0;
     double next_watch_ = 0;
     bool warned_ = false;
-    bool policy_progress_ = true;
 };
+
+// Marks the calling thread as one of the library's own (the software NIC's, the CPU proxy's, the
+// active-message service's: ProgressThread does it). Its waits call the policy's progress, which
+// drives the application's transports, only where any thread may (progress_any_thread; UCX
+// workers are made for one thread otherwise); where it may, they still do: peers' software RMA
+// over TCP needs this PE's progress while its application waits outside the library.
+void mark_library_thread();
 
 }  // namespace kishmem

@@ -22,7 +22,7 @@ Status make_backend_heap(const DeviceBackendArgs& args, std::unique_ptr<ibgda::H
     if (!copy) return Status::unsupported;
     std::vector<std::unique_ptr<ibgda::HeapAccess>> parts;
     parts.push_back(std::move(ipc));
-    parts.push_back(args.am->client(std::move(copy), true));  // the NIC's or the proxy's thread
+    parts.push_back(args.am->client(std::move(copy)));
     std::vector<int> part_of(args.npes, 0);
     for (int pe = 0; pe < args.npes; ++pe)
         if (!args.bases[pe]) part_of[pe] = 1;  // not mapped here: on another host

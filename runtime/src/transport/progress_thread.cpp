@@ -1,5 +1,7 @@
 #include "progress_thread.h"
 
+#include "kishmem/waiter.h"
+
 #include <sched.h>
 
 #include <chrono>
@@ -34,6 +36,7 @@ void ProgressThread::kick() {
 }
 
 void ProgressThread::run() {
+    mark_library_thread();  // its waits leave single-thread transports of the application alone
     using clock = std::chrono::steady_clock;
     bool idle = false;
     clock::time_point idle_since;

@@ -63,6 +63,15 @@ struct UcxAm::Impl {
     std::atomic<uint64_t> sent{0}, served{0}, bytes{0};
 
     ~Impl();
+    // Progresses the worker until req (what a *_nbx call returned) is complete; its status.
+    ucs_status_t finish(ucs_status_ptr_t req) {
+        if (UCS_PTR_IS_ERR(req)) return UCS_PTR_STATUS(req);
+        if (!req) return UCS_OK;
+        ucs_status_t st;
+        while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) ucp_worker_progress(worker);
+        ucp_request_free(req);
+        return st;
+    }
     // Sends one AM to pe and waits until UCX is done with header and data (mu held).
     Status send(int pe, unsigned id, const void* hdr, std::size_t hlen, const void* data, std::size_t n,
                 std::string* why);
@@ -82,8 +91,8 @@ struct UcxAm::Impl {
 // An initiator: a HeapAccess whose operations become requests to the target PEs.
 class UcxAmClient final : public ibgda::HeapAccess {
 public:
-    UcxAmClient(UcxAm::Impl* s, uint32_t id, LocalCopy copy, bool library_thread)
-        : s_(s), id_(id), copy_(std::move(copy)), seq_(s->npes, 0), library_thread_(library_thread) {}
+    UcxAmClient(UcxAm::Impl* s, uint32_t id, LocalCopy copy)
+        : s_(s), id_(id), copy_(std::move(copy)), seq_(s->npes, 0) {}
     ~UcxAmClient() override {
         std::lock_guard<std::mutex> g(s_->mu);
         s_->clients[id_] = nullptr;
@@ -186,7 +195,6 @@ private:
     Status wait_all(std::unique_lock<std::mutex>& g, int pe) {
         Waiter w("UCX active messages", "%lld of this PE's requests to be answered (the last to PE %lld)",
                  static_cast<long long>(issued_ - done_), pe);
-        if (library_thread_) w.library_thread();  // pass() progresses this worker
         while (done_ < issued_ && status_ == Status::ok) {
             if (s_->pass() == 0) {  // let the service thread and the application in
                 g.unlock();
@@ -202,7 +210,6 @@ private:
     uint32_t id_;
     LocalCopy copy_;
     std::vector<uint64_t> seq_;  // next sequence number per target
-    bool library_thread_;        // waited on by the NIC's or the proxy's thread
     uint64_t issued_ = 0, done_ = 0;  // requests sent, answers received
     int want_pe_ = -1;           // the request a waiting call needs the answer of (target, sequence)
     uint64_t want_seq_ = 0;
@@ -247,14 +254,7 @@ Status UcxAm::Impl::send(int pe, unsigned id, const void* hdr, std::size_t hlen,
     std::memset(&p, 0, sizeof p);
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_AM_SEND_FLAG_EAGER;
-    ucs_status_ptr_t req = ucp_am_send_nbx(eps[pe], id, hdr, hlen, data, n, &p);
-    ucs_status_t st = UCS_OK;
-    if (UCS_PTR_IS_ERR(req)) {
-        st = UCS_PTR_STATUS(req);
-    } else if (req) {
-        while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) ucp_worker_progress(worker);
-        ucp_request_free(req);
-    }
+    const ucs_status_t st = finish(ucp_am_send_nbx(eps[pe], id, hdr, hlen, data, n, &p));
     if (st == UCS_OK) return Status::ok;
     *why = std::string("sending an active message failed: ") + ucs_status_string(st);
     return Status::transport_error;
@@ -332,11 +332,7 @@ UcxAm::Impl::~Impl() {
         std::memset(&p, 0, sizeof p);
         p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
         p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        ucs_status_ptr_t req = ucp_ep_close_nbx(ep, &p);
-        if (req && !UCS_PTR_IS_ERR(req)) {
-            while (ucp_request_check_status(req) == UCS_INPROGRESS) ucp_worker_progress(worker);
-            ucp_request_free(req);
-        }
+        finish(ucp_ep_close_nbx(ep, &p));
         ep = nullptr;
     }
     if (worker) ucp_worker_destroy(worker);
@@ -414,13 +410,7 @@ ucp_ep_h UcxAm::Impl::ep(int pe, std::string* why) {
         // Connected before the first message: a flush completes once the endpoint's wireup has.
         ucp_request_param_t fp;
         std::memset(&fp, 0, sizeof fp);
-        ucs_status_ptr_t req = ucp_ep_flush_nbx(eps[pe], &fp);
-        if (UCS_PTR_IS_ERR(req)) {
-            st = UCS_PTR_STATUS(req);
-        } else if (req) {
-            while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) ucp_worker_progress(worker);
-            ucp_request_free(req);
-        }
+        st = finish(ucp_ep_flush_nbx(eps[pe], &fp));
     }
     if (st == UCS_OK) return eps[pe];
     eps[pe] = nullptr;
@@ -449,11 +439,11 @@ void UcxAm::start() {
 
 void UcxAm::stop() { impl_->thread.stop(); }
 
-std::unique_ptr<ibgda::HeapAccess> UcxAm::client(LocalCopy copy, bool library_thread) {
+std::unique_ptr<ibgda::HeapAccess> UcxAm::client(LocalCopy copy) {
     Impl& s = *impl_;
     std::lock_guard<std::mutex> g(s.mu);
     const auto id = static_cast<uint32_t>(s.clients.size());
-    auto c = std::make_unique<UcxAmClient>(&s, id, std::move(copy), library_thread);
+    auto c = std::make_unique<UcxAmClient>(&s, id, std::move(copy));
     s.clients.push_back(c.get());
     return c;
 }

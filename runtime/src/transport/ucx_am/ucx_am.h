@@ -53,10 +53,7 @@ public:
     // A HeapAccess to the connected peers (each client keeps its own order and flushes; one
     // thread at a time per client).  `copy` reads sources and fills destinations (nullptr:
     // memcpy, for host memory).  The service must outlive its clients.
-    // library_thread: the client is used by a thread of the library (the software NIC's, the
-    // CPU proxy's), whose waits leave the application's transports alone unless every thread may
-    // drive them (Waiter::library_thread).
-    std::unique_ptr<ibgda::HeapAccess> client(LocalCopy copy, bool library_thread = false);
+    std::unique_ptr<ibgda::HeapAccess> client(LocalCopy copy);
 
     struct Stats {
         uint64_t requests_sent = 0;    // by this PE's clients
