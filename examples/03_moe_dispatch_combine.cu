@@ -143,12 +143,9 @@ __global__ void dispatch(Config c, Bufs b, uint64_t epoch) {
 
 // Blocks take (source PE, token) items in turn: wait for the source's tokens, run this PE's
 // experts of the token, weight and add them, and send the partial result back to the token's
-// PE. The kernels that wait on other PEs use a bounded number of blocks (kWaitBlocks): several
-// PEs may share one GPU (MPS), and blocks spinning on a flag must not fill the GPU and keep it
-// from running the PEs that will set the flag (4 PEs x 128 waiting blocks of 256 threads leave
-// half of an H200's block slots free).
-constexpr int kWaitBlocks = 128;
-
+// PE. Its blocks (and reduce_partials') wait for other PEs' kernels, which may share this GPU
+// (MPS): the grid is bounded by shmemx_collective_launch_query_gridsize, so that the waiting
+// blocks of every PE on the GPU fit together and leave the kernels they wait for room to run.
 __global__ void experts_and_combine(Config c, Bufs b, uint64_t epoch) {
     for (int item = blockIdx.x; item < c.npes * c.tokens; item += gridDim.x) {
         const int s = item / c.tokens, t = item % c.tokens;
@@ -199,6 +196,26 @@ __global__ void reduce_partials(Config c, Bufs b, uint64_t epoch) {
     }
 }
 
+constexpr int kThreads = 256;
+
+// Blocks of a kernel that waits for other PEs: one per item, at most what co-resides with the
+// other PEs' waiting kernels on this GPU.
+int waiting_grid(const void* kernel, int items) {
+    int most = 0;
+    const int e = shmemx_collective_launch_query_gridsize(kernel, dim3(kThreads), nullptr, 0, &most);
+    if (e != 0) {
+        std::fprintf(stderr, "PE %d: shmemx_collective_launch_query_gridsize: %s\n", shmem_my_pe(),
+                     cudaGetErrorString(static_cast<cudaError_t>(e)));
+        shmem_global_exit(1);
+    }
+    if (most < 1) {
+        std::fprintf(stderr, "PE %d: no block of a waiting kernel fits beside the %d PEs on this GPU\n", shmem_my_pe(),
+                     shmemx_gpu_pes());
+        shmem_global_exit(1);
+    }
+    return std::min(items, most);
+}
+
 __global__ void fill_tokens(Config c, __nv_bfloat16* x) {
     for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < static_cast<size_t>(c.tokens) * c.hidden;
          i += static_cast<size_t>(gridDim.x) * blockDim.x)
@@ -247,6 +264,8 @@ int main(int argc, char** argv) {
     // One round: dispatch, experts + combine send, reduce. Epochs keep rounds apart: a flag
     // only ever grows, so no reset (and no extra barrier) between rounds.
     uint64_t epoch = 0;
+    const int wait_combine = waiting_grid(reinterpret_cast<const void*>(experts_and_combine), c.npes * c.tokens);
+    const int wait_reduce = waiting_grid(reinterpret_cast<const void*>(reduce_partials), c.tokens);
     cudaEvent_t e0, e1, e2, e3;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
@@ -255,11 +274,11 @@ int main(int argc, char** argv) {
     auto round = [&] {
         ++epoch;
         CK(cudaEventRecord(e0));
-        dispatch<<<c.tokens, 256>>>(c, b, epoch);
+        dispatch<<<c.tokens, kThreads>>>(c, b, epoch);
         CK(cudaEventRecord(e1));
-        experts_and_combine<<<kWaitBlocks, 256>>>(c, b, epoch);
+        experts_and_combine<<<wait_combine, kThreads>>>(c, b, epoch);
         CK(cudaEventRecord(e2));
-        reduce_partials<<<kWaitBlocks, 256>>>(c, b, epoch);
+        reduce_partials<<<wait_reduce, kThreads>>>(c, b, epoch);
         CK(cudaEventRecord(e3));
         CK(cudaEventSynchronize(e3));
         CK(cudaGetLastError());

@@ -401,6 +401,7 @@ bool finalized() { return state().finalized; }
 std::vector<std::string> route_report() { return state().route_why; }
 int thread_level() { return state().thread_level; }
 bool same_host(int pe) { return state().local[pe]; }
+int gpu_pes() { return state().gpu_pes; }
 const char* bootstrap_name() { return state().boot ? state().boot->name() : "none"; }
 
 void global_exit(int status) {

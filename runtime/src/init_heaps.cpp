@@ -202,6 +202,15 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
         *why_not = "PE " + std::to_string(r) + ": " + their;
         return false;
     }
+    // The PEs whose kernels share this PE's GPU, wherever their host group (simulated hosts
+    // share one GPU between groups): a waiting kernel's grid leaves them room
+    // (shmemx_collective_launch_query_gridsize).
+    s.gpu_pes = 0;
+    for (int r = 0; r < s.npes; ++r) {
+        BlobReader rd(all[r]);
+        rd.u64();
+        s.gpu_pes += r == s.pe || dh->same_gpu(rd.bytes());
+    }
     std::vector<char*> bases(s.npes, nullptr);
     bool sys_scope = false;
     std::string map_failure;

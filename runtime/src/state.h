@@ -118,6 +118,7 @@ struct State {
     char* base = nullptr;  // user heap
     std::size_t size = 0;
     bool device_heap = false;
+    int gpu_pes = 1;  // PEs using this PE's GPU, this one included (device heaps; else 1)
     std::unique_ptr<HeapAllocator> alloc;
 
     std::unique_ptr<ShmTransport> shm;

@@ -38,6 +38,10 @@ extern "C" {
 #endif
 int shmemx_nic_stats(shmemx_nic_stats_t *stats);
 
+/* PEs of this job whose kernels run on this PE's GPU, this PE included (several PEs share one GPU
+ * under MPS, whatever their host groups); 1 where the symmetric heap is not in GPU memory. */
+int shmemx_gpu_pes(void);
+
 /* Host calls ordered on a CUDA stream (a small kernel each, so they can be captured into a CUDA
  * graph).  The heap must be in GPU memory (KISHMEM_HEAP=auto on a GPU machine).  Return 0, or
  * the CUDA error of the launch. */
@@ -57,18 +61,41 @@ int shmemx_barrier_all_on_stream(cudaStream_t stream);
 #endif
 
 #if defined(__CUDACC__)
-/* Launches a kernel that uses device-side barriers across its blocks (or waits on other PEs'
- * kernels): every block must be resident at once, so it is a cooperative launch, refused with
- * cudaErrorCooperativeLaunchTooLarge when the grid does not fit on the GPU. */
-static inline cudaError_t shmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args,
-                                                   size_t shared_mem, cudaStream_t stream) {
+/* Forward progress.  A kernel whose blocks wait (wait_until, signal waits, device barriers) for
+ * what other blocks do, of its own grid or of another PE's kernel on the same GPU, only finishes
+ * if those blocks get an SM: every waiting block must fit on the GPU beside the waiting blocks of
+ * every other PE using it.  shmemx_collective_launch_query_gridsize gives the largest such grid:
+ * the blocks of `func` that fit on one SM (occupancy, for this block size and dynamic shared
+ * memory) times the SMs this process may use (MPS shares included), divided by shmemx_gpu_pes().
+ * It assumes the other PEs bound their waiting kernels the same way.  args is not read (the
+ * signature is NVSHMEM's).  Returns 0, or the CUDA error (cudaErrorInvalidValue for a NULL
+ * gridsize). */
+static inline int shmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args, size_t shared_mem,
+                                                          int *gridsize) {
     int dev = 0, sms = 0, per_sm = 0;
-    cudaError_t e = cudaGetDevice(&dev);
+    cudaError_t e;
+    (void)args;
+    if (!gridsize) return (int)cudaErrorInvalidValue;
+    *gridsize = 0;
+    e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)(block.x * block.y * block.z), shared_mem);
-    if (e != cudaSuccess) return e;
-    if ((long long)grid.x * grid.y * grid.z > (long long)per_sm * sms) return cudaErrorCooperativeLaunchTooLarge;
+    if (e != cudaSuccess) return (int)e;
+    *gridsize = (int)((long long)per_sm * sms / shmemx_gpu_pes());
+    return 0;
+}
+
+/* Launches a kernel that uses device-side barriers across its blocks (or waits on other PEs'
+ * kernels): every block must be resident at once, beside the same launch of every other PE on
+ * this GPU, so it is a cooperative launch, refused with cudaErrorCooperativeLaunchTooLarge when
+ * the grid is larger than shmemx_collective_launch_query_gridsize allows. */
+static inline cudaError_t shmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args,
+                                                   size_t shared_mem, cudaStream_t stream) {
+    int most = 0;
+    int e = shmemx_collective_launch_query_gridsize(func, block, args, shared_mem, &most);
+    if (e != 0) return (cudaError_t)e;
+    if ((long long)grid.x * grid.y * grid.z > (long long)most) return cudaErrorCooperativeLaunchTooLarge;
     return cudaLaunchCooperativeKernel(func, grid, block, args, shared_mem, stream);
 }
 #endif

@@ -57,6 +57,11 @@ int launch_collective(int* dst, int blocks) {
     return (int)shmemx_collective_launch((const void*)k_collective, dim3(blocks), dim3(64), args, 0, 0);
 }
 
+int collective_gridsize(int* most, int* per_sm) {
+    int e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, k_collective, 64, 0);
+    return e != 0 ? e : shmemx_collective_launch_query_gridsize((const void*)k_collective, dim3(64), nullptr, 0, most);
+}
+
 __global__ void k_strided(int* dst, const int* src, int* got) {
     int right = (shmem_my_pe() + 1) % shmem_n_pes();
     shmem_int_iput(dst, src, 3, 2, 10, right);  // right's dst[3i] = my src[2i]

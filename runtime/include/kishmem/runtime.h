@@ -41,6 +41,8 @@ int thread_level();
 inline int my_pe() { return g_hot.my_pe; }
 inline int n_pes() { return g_hot.n_pes; }
 bool same_host(int pe);
+// PEs of the job whose kernels run on this PE's GPU, this one included (1 without a device heap).
+int gpu_pes();
 const char* bootstrap_name();
 // The route decision in words, one line per decision with its reason (after init; SHMEM_INFO
 // prints it too).

@@ -69,6 +69,13 @@ Status DeviceHeap::map_peer(const Blob& peer, char** base, bool* same_gpu, std::
     return Status::ok;
 }
 
+bool DeviceHeap::same_gpu(const Blob& peer) const {
+    BlobReader r(peer);
+    r.u64();
+    r.bytes();
+    return r.str() == uuid_;
+}
+
 void DeviceHeap::close() {
     for (char* p : mapped_) cudaIpcCloseMemHandle(p);
     mapped_.clear();

@@ -22,6 +22,8 @@ public:
     Blob export_blob() const;
     // Maps a peer's heap (its export_blob); *same_gpu tells whether it is this GPU.
     Status map_peer(const Blob& peer, char** base, bool* same_gpu, std::string* why);
+    // Whether a peer's export_blob names this heap's GPU (same UUID), on any host.
+    bool same_gpu(const Blob& peer) const;
     char* base() const { return base_; }
     std::size_t size() const { return size_; }
     int device() const { return device_; }
