@@ -37,14 +37,14 @@ grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
 # Work requests and bytes per call and PE over the software NIC and the proxy (shmemx_nic_stats).
 grep -E "^== (ibgda|proxy)|^work requests per call|^\| PE " "$RES/flagship.txt"
 if [[ ${EP_SKIP_NVSHMEM:-0} == 1 ]]; then echo "NVSHMEM left out (EP_SKIP_NVSHMEM=1)"
-elif nvshmem_build ep/bench/nvshmem_alltoall.cu "$T/nv_a2a"; then
+elif nvshmem_build ep/bench/nvshmem_alltoall.cu build-gpu/nvshmem/nv_a2a; then
   # NVSHMEM refuses collectives on stream with several processes per GPU unless MPS gives each
   # its share of the SMs: both libraries run with that share here, side by side.
   for np in 2 4; do
     export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np))
     NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=1G timeout 120 mpirun -np $np --bind-to none \
       -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DISABLE_NCCL \
-      -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH "$T/nv_a2a" >> "$RES/nvshmem.txt" 2>&1 || echo "NVSHMEM np$np failed"
+      -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH build-gpu/nvshmem/nv_a2a >> "$RES/nvshmem.txt" 2>&1 || echo "NVSHMEM np$np failed"
     run "ldst np$np fp8 mps-share" "$np" KISHMEM_REMOTE=auto -- --format fp8
     unset CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
   done

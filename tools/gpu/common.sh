@@ -12,7 +12,8 @@
 #                         fresh daemon (a GPU fault under MPS takes the server down)
 #   nvshmem_build SRC OUT [NVCC-FLAGS...]  NVSHMEM (the Python wheel, else any libnvshmem_host)
 #                         linked into OUT with MPI; log in $RES/nvshmem_build.log; non-zero when
-#                         NVSHMEM is missing (NV empty) or the build fails
+#                         NVSHMEM is missing (NV empty) or the build fails; an OUT newer than SRC
+#                         is kept (the GPU pass builds both peers beside kishmem)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export CUDA_MODULE_LOADING=EAGER NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 
@@ -62,7 +63,8 @@ nvshmem_build() {
   NV=$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)
   [[ -n $NV ]] || NV=$(dirname "$(dirname "$(find / -name 'libnvshmem_host.so*' -print -quit 2>/dev/null)")" 2>/dev/null)
   [[ -n $NV && -d $NV/include ]] || { NV=; echo "NVSHMEM not found" > "$RES/nvshmem_build.log"; return 1; }
-  mkdir -p "$T/nvlib" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
+  [[ $out -nt $src ]] && return 0
+  mkdir -p "$T/nvlib" "$(dirname "$out")" && for f in "$NV"/lib/libnvshmem_host.so.*; do ln -sf "$f" "$T/nvlib/libnvshmem_host.so"; done
   local mpi_inc mpi_lib
   mpi_inc=$(for d in $(mpicxx --showme:incdirs); do printf -- '-I%s ' "$d"; done)
   mpi_lib=$(for d in $(mpicxx --showme:libdirs); do printf -- '-L%s ' "$d"; done)
