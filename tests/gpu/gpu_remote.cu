@@ -102,6 +102,15 @@ __global__ void k_nbi(char* dst, const char* src, size_t piece) {
     shmem_quiet();
 }
 
+// Every block puts its own chunk of src (heap: a device source) to the right PE, then waits in
+// quiet: launched with as many blocks as fill the whole GPU, they hold every SM while they wait,
+// and the executor (software NIC, CPU proxy) must complete their puts without an SM.
+__global__ void k_fill(char* dst, const char* src, size_t chunk) {
+    int me = shmem_my_pe(), np = shmem_n_pes();
+    size_t at = (size_t)blockIdx.x * chunk;
+    shmemx_putmem_block(dst + at, src + at, chunk, (me + 1) % np);
+    if (threadIdx.x == 0) shmem_quiet();
+}
 
 static char pattern(int pe, size_t i, int salt) { return (char)(pe * 31 + i * 7 + salt); }
 
@@ -270,6 +279,29 @@ int main() {
     shmem_barrier_all();
     CK(cudaMemcpy(hb.data(), rbuf, nb * ntb * piece, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < nb * ntb * piece; ++i) CHECK(hb[i] == pattern(left, i, 1), "putmem_nbi pieces: byte %zu", i);
+
+    if (me == 0) std::printf("ok putmem_nbi pieces\n");
+
+    // 8. blocks waiting in quiet fill every SM (each PE launches what fills the GPU alone)
+    int dev = 0, sms = 0, per_sm = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_fill, 256, 0));
+    const int fb = per_sm * sms;
+    const size_t chunk = 2048;
+    char* fsrc = (char*)shmem_malloc(fb * chunk);
+    char* fdst = (char*)shmem_calloc(fb * chunk, 1);
+    std::vector<char> hf(fb * chunk);
+    for (size_t i = 0; i < hf.size(); ++i) hf[i] = pattern(me, i, 5);
+    CK(cudaMemcpy(fsrc, hf.data(), hf.size(), cudaMemcpyHostToDevice));
+    shmem_barrier_all();
+    k_fill<<<fb, 256>>>(fdst, fsrc, chunk);
+    sync_device();
+    shmem_barrier_all();
+    CK(cudaMemcpy(hf.data(), fdst, hf.size(), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < hf.size(); ++i)
+        CHECK(hf[i] == pattern(left, i, 5), "%d blocks waiting in quiet on every SM: byte %zu", fb, i);
+    if (me == 0) std::printf("ok %d blocks waiting in quiet on every SM\n", fb);
 
     shmem_barrier_all();
     if (me == 0) std::printf("PASS gpu_remote (%s) on %d PEs\n", want_proxy ? "proxy" : "ibgda", np);

@@ -59,32 +59,56 @@ public:
 
     // Each operation in the relaxed capture mode (RelaxedCapture): init's warm-up runs on the
     // application's thread, the rest on the library's.
+    //
+    // Bytes move by the copy engines only (host<->device DMA), never by a device-to-device copy,
+    // which the driver may run on the SMs: kernels spinning in shmem_quiet until this executor
+    // completes their work may hold every SM this process can use, as a real NIC's DMA never
+    // needs them (03_moe_dispatch_combine at 4 PEs on one GPU deadlocked so). A device source or
+    // destination therefore goes through pinned staging, in stages of kStageBytes.
     Status write(int pe, std::size_t off, const void* src, std::size_t n) override {
         const RelaxedCapture relaxed;
         char* t = target(pe);
         if (!t) return Status::unreachable;
-        if (n <= kStageBytes && !device_memory(src)) {
-            // Host bytes (an inline WQE's or descriptor's, in the executor's own copy that is
-            // reused for the next one): into pinned staging that stays untouched until the flush
-            // that completes the copy.
-            if (stage_used_ + n > kStageBytes) {
-                Status f = flush();
-                if (f != Status::ok) return f;
-            }
-            std::memcpy(stage_ + stage_used_, src, n);
-            src = stage_ + stage_used_;
-            stage_used_ += n;
+        const bool dev = device_memory(src);
+        if (!dev && n > kStageBytes) {  // large host bytes: straight from the caller's buffer
+            pending_ = true;
+            return check(cudaMemcpyAsync(t + off, src, n, cudaMemcpyHostToDevice, stream_), "write");
         }
-        pending_ = true;
-        return check(cudaMemcpyAsync(t + off, src, n, cudaMemcpyDefault, stream_), "write");
+        const char* from = static_cast<const char*>(src);
+        for (std::size_t done = 0; done < n;) {
+            const std::size_t c = n - done < kStageBytes ? n - done : kStageBytes;
+            char* staged = nullptr;
+            Status s = stage(c, &staged);
+            // host bytes (an inline WQE's or descriptor's, in the executor's own copy that is
+            // reused for the next one) are copied now; device bytes by DMA, ordered on stream_
+            if (s == Status::ok && !dev) std::memcpy(staged, from + done, c);
+            if (s == Status::ok && dev) s = check(cudaMemcpyAsync(staged, from + done, c, cudaMemcpyDeviceToHost, stream_), "write");
+            if (s == Status::ok) s = check(cudaMemcpyAsync(t + off + done, staged, c, cudaMemcpyHostToDevice, stream_), "write");
+            if (s != Status::ok) return s;
+            done += c;
+        }
+        return Status::ok;
     }
     Status read(int pe, std::size_t off, void* dst, std::size_t n) override {
         const RelaxedCapture relaxed;
         char* t = target(pe);
         if (!t) return Status::unreachable;
         pending_ = true;
-        Status s = check(cudaMemcpyAsync(dst, t + off, n, cudaMemcpyDefault, stream_), "read");
-        return s == Status::ok ? flush() : s;
+        if (!device_memory(dst)) {
+            Status s = check(cudaMemcpyAsync(dst, t + off, n, cudaMemcpyDeviceToHost, stream_), "read");
+            return s == Status::ok ? flush() : s;
+        }
+        char* to = static_cast<char*>(dst);
+        for (std::size_t done = 0; done < n;) {
+            const std::size_t c = n - done < kStageBytes ? n - done : kStageBytes;
+            char* staged = nullptr;
+            Status s = stage(c, &staged);
+            if (s == Status::ok) s = check(cudaMemcpyAsync(staged, t + off + done, c, cudaMemcpyDeviceToHost, stream_), "read");
+            if (s == Status::ok) s = check(cudaMemcpyAsync(to + done, staged, c, cudaMemcpyHostToDevice, stream_), "read");
+            if (s != Status::ok) return s;
+            done += c;
+        }
+        return flush();
     }
     Status fetch_add(int pe, std::size_t off, uint64_t add, uint64_t* old) override {
         return atomic(pe, off, false, add, 0, old);
@@ -108,6 +132,18 @@ public:
     }
 
 private:
+    // c bytes (at most kStageBytes) of pinned staging, untouched until the flush that completes
+    // the copies through them (a full stage is flushed first).
+    Status stage(std::size_t c, char** at) {
+        if (stage_used_ + c > kStageBytes) {
+            Status f = flush();
+            if (f != Status::ok) return f;
+        }
+        *at = stage_ + stage_used_;
+        stage_used_ += c;
+        pending_ = true;
+        return Status::ok;
+    }
     // Whether src is GPU memory (this PE's heap, a cudaMalloc'd buffer, a peer mapping).
     bool device_memory(const void* src) const {
         const char* sp = static_cast<const char*>(src);
@@ -157,7 +193,7 @@ private:
     int device_;
     cudaStream_t stream_ = nullptr;
     unsigned long long* old_ = nullptr;  // host-pinned: the atomic kernel's old value
-    char* stage_ = nullptr;              // host-pinned: inline bytes on their way
+    char* stage_ = nullptr;              // host-pinned: bytes on their way (stage())
     std::size_t stage_used_ = 0;
     bool pending_ = false;
 };
