@@ -7,8 +7,8 @@
 // public device API: putmem_nbi by a block, quiet, uint64 p and wait_until, barriers.
 //
 // Checked against a host computation of the same routing and expert functions, then timed.
-//   mpirun -np 4 build/examples/03_moe_dispatch_combine [tokens hidden topk experts_per_pe]
-// Defaults: 128 tokens per PE, hidden 7168, top-8, 32 experts per PE (DeepSeek-V3-like).
+//   mpirun -np 4 build/examples/03_moe_dispatch_combine [tokens hidden topk experts_per_pe rounds]
+// Defaults: 128 tokens per PE, hidden 7168, top-8, 32 experts per PE (DeepSeek-V3-like), 20 timed rounds.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <shmem.h>
@@ -235,9 +235,9 @@ int main(int argc, char** argv) {
              argc > 3 ? std::atoi(argv[3]) : 8,   argc > 4 ? std::atoi(argv[4]) : 32,
              shmem_n_pes(),                        shmem_my_pe()};
     if (c.tokens < 1 || c.hidden < 1 || c.topk < 1 || c.topk > kMaxTopK || c.experts_per_pe < 1 || c.npes > 32 ||
-        c.topk > c.npes * c.experts_per_pe) {
+        c.topk > c.npes * c.experts_per_pe || (argc > 5 && std::atoi(argv[5]) < 1)) {
         if (c.me == 0)
-            std::fprintf(stderr, "usage: %s [tokens hidden topk(1..%d) experts_per_pe]; at most 32 PEs\n", argv[0],
+            std::fprintf(stderr, "usage: %s [tokens hidden topk(1..%d) experts_per_pe rounds(>=1)]; at most 32 PEs\n", argv[0],
                          kMaxTopK);
         shmem_finalize();
         return 2;
@@ -314,7 +314,7 @@ int main(int argc, char** argv) {
     }
 
     // Time: median of 20 rounds of each phase.
-    const int reps = 20;
+    const int reps = argc > 5 ? std::atoi(argv[5]) : 20;
     std::vector<float> td, tc, tr;
     for (int i = 0; i < reps; ++i) {
         shmem_barrier_all();

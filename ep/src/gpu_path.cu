@@ -76,9 +76,11 @@ int GpuPath::init(Buffer& b) {
     int d = 0;
     if (cudaGetDevice(&d) != cudaSuccess || cudaDeviceGetAttribute(&b.dev_sms_, cudaDevAttrMultiProcessorCount, d) != cudaSuccess)
         b.dev_sms_ = 0;
-    // the team's PEs on this GPU (create counted them by device_id): hosts that share one GPU
-    // between PEs of different host groups (simulated hosts) count too
-    b.dev_sms_ /= b.gpu_sharers_ > 1 ? b.gpu_sharers_ : 1;
+    // the PEs on this GPU: the team's (create counted them by device_id) or the job's
+    // (shmemx_gpu_pes), whichever is more; hosts that share one GPU between PEs of different
+    // host groups (simulated hosts) count too
+    const int sharers = b.gpu_sharers_ > shmemx_gpu_pes() ? b.gpu_sharers_ : shmemx_gpu_pes();
+    b.dev_sms_ /= sharers > 1 ? sharers : 1;
     const void* fns[] = {reinterpret_cast<const void*>(gpu::dispatch_send<int32_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_send<int64_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_recv), reinterpret_cast<const void*>(gpu::combine_send),

@@ -66,8 +66,8 @@ int shmemx_barrier_all_on_stream(cudaStream_t stream);
  * if those blocks get an SM: every waiting block must fit on the GPU beside the waiting blocks of
  * every other PE using it.  shmemx_collective_launch_query_gridsize gives the largest such grid:
  * the blocks of `func` that fit on one SM (occupancy, for this block size and dynamic shared
- * memory) times the SMs this process may use (MPS shares included), divided by shmemx_gpu_pes().
- * It assumes the other PEs bound their waiting kernels the same way.  args is not read (the
+ * memory) times the SMs this process may use (MPS shares included), less one block (room for the
+ * library's own kernels, e.g. the software NIC's atomics), divided by shmemx_gpu_pes().  It assumes the other PEs bound their waiting kernels the same way.  args is not read (the
  * signature is NVSHMEM's).  Returns 0, or the CUDA error (cudaErrorInvalidValue for a NULL
  * gridsize). */
 static inline int shmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args, size_t shared_mem,
@@ -82,7 +82,7 @@ static inline int shmemx_collective_launch_query_gridsize(const void *func, dim3
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)(block.x * block.y * block.z), shared_mem);
     if (e != cudaSuccess) return (int)e;
-    *gridsize = (int)((long long)per_sm * sms / shmemx_gpu_pes());
+    *gridsize = (int)(((long long)per_sm * sms - 1) / shmemx_gpu_pes());
     return 0;
 }
 

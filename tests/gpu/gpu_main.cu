@@ -145,8 +145,8 @@ int main() {
     CK(cudaMemcpy(hc.data(), cdst, blocks * sizeof(int), cudaMemcpyDeviceToHost));
     for (int b = 0; b < blocks; ++b) CHECK(hc[b] == 1000 * left + b, "collective launch block %d wrote %d", b, hc[b]);
     // ... bounded by what co-resides beside every other PE on this GPU: the blocks per SM times the
-    // SMs, shared by the PEs on the GPU (all of them where the machine has one GPU); one block more
-    // is refused before anything runs.
+    // SMs less one block, shared by the PEs on the GPU (all of them where the machine has one GPU);
+    // one block more is refused before anything runs.
     int gpus = 0, sms = 0, dev = 0, most = 0, per_sm = 0;
     CK(cudaGetDeviceCount(&gpus));
     CK(cudaGetDevice(&dev));
@@ -155,8 +155,8 @@ int main() {
     CHECK(gpu_pes >= 1 && gpu_pes <= np && (gpus > 1 || gpu_pes == np), "shmemx_gpu_pes() = %d with %d PEs on %d GPUs",
           gpu_pes, np, gpus);
     CK((cudaError_t)collective_gridsize(&most, &per_sm));
-    CHECK(most == per_sm * sms / gpu_pes && most >= blocks, "query_gridsize %d, expected %d x %d SMs / %d PEs", most, per_sm,
-          sms, gpu_pes);
+    CHECK(most == (per_sm * sms - 1) / gpu_pes && most >= blocks, "query_gridsize %d, expected (%d x %d SMs - 1) / %d PEs",
+          most, per_sm, sms, gpu_pes);
     CHECK(launch_collective(cdst, most + 1) == (int)cudaErrorCooperativeLaunchTooLarge,
           "a collective launch of %d blocks (most %d) was not refused", most + 1, most);
 

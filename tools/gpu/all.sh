@@ -8,7 +8,7 @@
 #   hosts     two simulated hosts x 2 PEs (reported; issue of its own)               tools/gpu/run_hosts.sh
 #   bench     the device benchmark against NVSHMEM, the IBGDA message rate          tools/gpu/run.sh bench
 #   sanitize  compute-sanitizer's memcheck, racecheck, synccheck, initcheck at 1 PE  tools/gpu/sanitize.sh
-# The pass keeps within 12 minutes (the stages' budgets below add up to 900 s; passing stages take
+# The pass keeps within 12 minutes (the stages' budgets below add up to 720 s; passing stages take
 # far less).
 #
 #   tools/gpu/all.sh start [STAGE...]  start the pass in the background (its own session, setsid)
@@ -25,7 +25,7 @@ cd "$ROOT"
 PASS=$ROOT/gpu-pass
 ALL_STAGES=(tests progress ep hosts bench sanitize)
 # Each stage's most (seconds); the pass as a whole keeps well within 12 minutes when stages pass.
-declare -A BUDGET=([build]=240 [tests]=100 [progress]=110 [ep]=110 [hosts]=110 [bench]=90 [sanitize]=120)
+declare -A BUDGET=([build]=130 [tests]=170 [progress]=120 [ep]=90 [hosts]=90 [bench]=60 [sanitize]=60)
 
 now() { date -u '+%H:%M:%S'; }
 
@@ -82,7 +82,7 @@ run_pass() {
   rm -rf "$PASS" && mkdir -p "$PASS"
   echo "$(now) pass started: ${stages[*]}" > "$PASS/progress.txt"
   use_carried_ucx
-  export HOSTS_BUDGET_S=$(( BUDGET[hosts] - 40 )) EP_RUN_TIMEOUT=60
+  export HOSTS_BUDGET_S=$(( BUDGET[hosts] - 30 )) EP_RUN_TIMEOUT=60
   stage build "$ROOT/tools/gpu/all.sh" build
   if grep -q '^build|PASS' "$PASS/status.txt"; then
     for s in "${stages[@]}"; do

@@ -45,7 +45,7 @@ run() {  # run NAME LIMIT PASS-PATTERN NP PROGRAM ARGS...
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
   run "moe04.np4.mps25" 60 "PASS" 4 build-gpu/examples/04_moe_ep --iters 5
   # every multi-PE GPU test as CTest runs it (the traps and the hang checks stay out: they end on purpose)
-  (cd build-gpu && ctest -R '^gpu\..*\.np[248]$' -E '^gpu\.(nic|proxy)_error|^gpu\.hang' -j1 --output-log "$RES/tests_mps25.log") \
+  (cd build-gpu && ctest -R '^gpu\..*\.np[248]$' -E '^gpu\.(nic|proxy)_error|^gpu\.hang' -j1 --output-on-failure --output-log "$RES/tests_mps25.log") \
     > "$RES/ctest_mps25.txt" 2>&1
   rc=$?
   grep -E "tests passed|\(Failed|\(Timeout|Skipped" "$RES/ctest_mps25.txt" | sed 's/^/  mps25 ctest: /'

@@ -39,7 +39,7 @@ run_tests() {
   # The GPU tests as CTest knows them (tests/gpu/CMakeLists.txt: PE counts, KISHMEM_REMOTE paths,
   # timeouts, pass/fail patterns), one at a time on the one GPU; every test's output goes to
   # tests.log, the MoE example's timings to moe.txt.
-  (cd build-gpu && ctest -R '^gpu\.' -E '^gpu\.(nic|proxy)_error' -j1 --output-log "$RES/tests.log") > "$RES/ctest.txt" 2>&1 \
+  (cd build-gpu && ctest -R '^gpu\.' -E '^gpu\.(nic|proxy)_error' -j1 --output-on-failure --output-log "$RES/tests.log") > "$RES/ctest.txt" 2>&1 \
     || fails=$((fails + 1))
   grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout" "$RES/ctest.txt"
   grep -E "^[0-9]+/[0-9]+ Test: gpu\.moe|^moe:" "$RES/tests.log" > "$RES/moe.txt"
