@@ -22,7 +22,7 @@ __global__ void k_ctx(long* cell, int* ints, uint64_t* sig) {
 }
 
 int main() {
-    setenv("KISHMEM_HEAP", "host", 0);
+    setenv("KISHMEM_HEAP", "host", 1);  // its host code stores to the heap: never a GPU heap
     shmem_init();
     const int me = shmem_my_pe(), np = shmem_n_pes(), right = (me + 1) % np, left = (me + np - 1) % np;
     shmem_ctx_t ctx = SHMEM_CTX_INVALID;

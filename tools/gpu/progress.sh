@@ -20,13 +20,12 @@ gpu_env_file
 gpu_configure build-gpu || exit 1
 gpu_build build-gpu 03_moe_dispatch_combine 04_moe_ep gpu_rma gpu_threads gpu_remote gpu_coll cu_host || exit 1
 mps_start && echo "MPS daemon started"
-export SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device KISHMEM_HANG_WARN=5 KISHMEM_HANG_ABORT=20
 
 fails=0
 run() {  # run NAME LIMIT PASS-PATTERN NP PROGRAM ARGS...
   local name=$1 limit=$2 pass=$3 np=$4; shift 4
   local t0=$SECONDS
-  timeout -k 5 "$limit" mpirun -np "$np" --bind-to none ${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:+-x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} \
+  SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device KISHMEM_HANG_WARN=5 KISHMEM_HANG_ABORT=20 timeout -k 5 "$limit" mpirun -np "$np" --bind-to none ${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:+-x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} \
     "$@" > "$RES/$name.log" 2>&1
   local rc=$?
   if (( rc == 0 )) && grep -qE "$pass" "$RES/$name.log"; then
@@ -44,7 +43,8 @@ run() {  # run NAME LIMIT PASS-PATTERN NP PROGRAM ARGS...
 
   export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
   run "moe04.np4.mps25" 60 "PASS" 4 build-gpu/examples/04_moe_ep --iters 5
-  # every multi-PE GPU test as CTest runs it (the traps and the hang checks stay out: they end on purpose)
+  # every multi-PE GPU test as CTest runs it, in its own environment (the traps and the hang checks
+  # stay out: they end on purpose)
   (cd build-gpu && ctest -R '^gpu\..*\.np[248]$' -E '^gpu\.(nic|proxy)_error|^gpu\.hang' -j1 --output-on-failure --output-log "$RES/tests_mps25.log") \
     > "$RES/ctest_mps25.txt" 2>&1
   rc=$?
