@@ -4,7 +4,11 @@
  * templates as the thread forms (kishmem/shmem_device.h):
  *   shmemx_putmem_warp / _block, shmemx_getmem_warp / _block, shmemx_putmem_nbi_warp / _block,
  *   shmemx_putmem_signal_warp / _block, shmemx_barrier_all_warp / _block, shmemx_sync_all_warp / _block.
- * Every thread of the warp (block) must call the routine with the same arguments. */
+ * Every thread of the warp (block) must call the routine with the same arguments.
+ * Device barriers and collectives synchronize PEs, not blocks: each PE calls one at a time, from
+ * one group (a thread, a warp or a block, as the form says); a kernel whose blocks must all be done
+ * first syncs its grid itself (cooperative_groups' grid.sync() under shmemx_collective_launch),
+ * then one block calls the barrier. */
 #ifndef KISHMEM_SHMEMX_H
 #define KISHMEM_SHMEMX_H
 #include "shmem.h"
@@ -86,8 +90,8 @@ static inline int shmemx_collective_launch_query_gridsize(const void *func, dim3
     return 0;
 }
 
-/* Launches a kernel that uses device-side barriers across its blocks (or waits on other PEs'
- * kernels): every block must be resident at once, beside the same launch of every other PE on
+/* Launches a kernel whose blocks sync across the grid (grid.sync()) or wait on other PEs'
+ * kernels: every block must be resident at once, beside the same launch of every other PE on
  * this GPU, so it is a cooperative launch, refused with cudaErrorCooperativeLaunchTooLarge when
  * the grid is larger than shmemx_collective_launch_query_gridsize allows. */
 static inline cudaError_t shmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args,
