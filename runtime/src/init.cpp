@@ -160,11 +160,18 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     const Blob affinity = affinity_blob();
     std::vector<Blob> masks(s.npes);
     BlobWriter launcher_word;
-    launcher_word.u64(s.boot->local_ranks().size());
-    for (int r : s.boot->local_ranks()) launcher_word.u64(static_cast<uint64_t>(r));
+    std::vector<int> said_local = s.boot->local_ranks();
+    if (const auto f = env::sim_launcher(); f.here(s.pe)) {  // tests: a launcher that denies or joins
+        said_local.assign(1, s.pe);
+        if (f.kind == env::LauncherWord::join)
+            for (int r = 0; r < s.npes; ++r) said_local.push_back(r);
+    }
+    launcher_word.u64(said_local.size());
+    for (int r : said_local) launcher_word.u64(static_cast<uint64_t>(r));
     const Blob said = launcher_word.take();
     Blob mine = BlobWriter()
                     .str(host)
+                    .str(routes::machine_identity())
                     .str(s.own->name())
                     .u64(heap_bytes)
                     .bytes(said.data(), said.size())
@@ -177,12 +184,13 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
                     .take();
     std::vector<Blob> all;
     check_status(s.boot->allgather(mine, &all, nullptr), "shmem_init", s.pe);
-    std::vector<std::string> hosts(s.npes), names(s.npes);
+    std::vector<std::string> hosts(s.npes), machines(s.npes), names(s.npes);
     std::vector<pid_t> pids(s.npes, 0);
     std::vector<std::vector<int>> launcher(s.npes);
     for (int r = 0; r < s.npes; ++r) {
         BlobReader rd(all[r]);
         hosts[r] = rd.str();
+        machines[r] = rd.str();
         names[r] = rd.str();
         uint64_t size = rd.u64();
         const Blob their_word = rd.bytes();
@@ -205,7 +213,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
             fatal("shmem_init", "PE %d has a %llu-byte symmetric heap, this PE %zu: set SHMEM_SYMMETRIC_SIZE alike on every PE",
                   r, static_cast<unsigned long long>(size), heap_bytes);
     }
-    const routes::Hosts where = routes::find_hosts(s.pe, hosts, launcher);
+    const routes::Hosts where = routes::find_hosts(s.pe, hosts, machines, launcher);
     if (!where.disagreement.empty() && s.pe == 0) warn("shmem_init", "%s", where.disagreement.c_str());
     const bool all_one_host = where.all_one_host;
     s.local = where.local;

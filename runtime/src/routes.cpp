@@ -1,5 +1,8 @@
 #include "routes.h"
 
+#include <sys/stat.h>
+
+#include <fstream>
 #include <map>
 
 namespace kishmem::routes {
@@ -23,60 +26,61 @@ const char* name(DeviceBackendKind k) {
     return "?";
 }
 
-Hosts find_hosts(int me, const std::vector<std::string>& name, const std::vector<std::vector<int>>& launcher) {
+namespace {
+
+// "0-1 | 2-3": a partition of the PEs, each group as pe_list writes it, in order of first PE.
+std::string partition_text(const std::vector<std::vector<bool>>& groups) {
+    std::string out;
+    for (const auto& g : groups) out += (out.empty() ? "" : " | ") + pe_list(g);
+    return out;
+}
+
+}  // namespace
+
+Hosts find_hosts(int me, const std::vector<std::string>& name, const std::vector<std::string>& machine,
+                 const std::vector<std::vector<int>>& launcher) {
     const int n = static_cast<int>(name.size());
-    std::vector<std::vector<bool>> says(n);  // says[a][b]: a's launcher puts b on a's host (empty: no word)
-    for (int a = 0; a < n; ++a) {
-        if (launcher[a].empty()) continue;
-        says[a].assign(n, false);
-        for (int b : launcher[a])
-            if (b >= 0 && b < n) says[a][b] = true;
-        says[a][a] = true;
-    }
-    const auto puts = [&](int a, int b) { return !says[a].empty() && says[a][b]; };
-    const auto denies = [&](int a, int b) { return !says[a].empty() && !says[a][b]; };
-    const auto same = [&](int a, int b) { return a == b || (name[a] == name[b] && !denies(a, b) && !denies(b, a)); };
-    Hosts h;
-    const auto pe = [](int p) { return "PE " + std::to_string(p); };
-    for (int a = 0; a < n && h.disagreement.empty(); ++a)
-        for (int b = a + 1; b < n && h.disagreement.empty(); ++b) {
-            const int by = puts(a, b) ? a : b;
-            if (name[a] != name[b] && (puts(a, b) || puts(b, a)))
-                h.disagreement = "the launcher of " + pe(by) + " puts PEs " + std::to_string(a) + " and " +
-                                 std::to_string(b) + " on one host, but their host names differ (" + name[a] + ", " +
-                                 name[b] + ")";
-            else if (name[a] == name[b] && (denies(a, b) || denies(b, a)))
-                h.disagreement = "PEs " + std::to_string(a) + " and " + std::to_string(b) + " have one host name (" +
-                                 name[a] + "), but the launcher of " + pe(denies(a, b) ? a : b) + " puts " +
-                                 pe(denies(a, b) ? b : a) + " on another host";
-        }
-    // The groups: within each host name, the first PE each one shares a host with; a partition
-    // only if that relation is one (else the names alone decide, as every PE sees alike).
-    std::map<std::string, std::vector<int>> by_name;
-    for (int a = 0; a < n; ++a) by_name[name[a]].push_back(a);
+    const auto key = [&](int a) { return name[a] + '\n' + (a < static_cast<int>(machine.size()) ? machine[a] : ""); };
+    std::map<std::string, int> first;  // key -> its first PE
     std::vector<int> rep(n);
-    bool partition = true;
-    for (auto& [host, pes] : by_name) {
-        for (int a : pes)
-            for (int b : pes)
-                if (same(a, b)) {
-                    rep[a] = b;
-                    break;
-                }
-        for (int a : pes)
-            for (int b : pes) partition &= same(a, b) == (rep[a] == rep[b]);
-    }
-    if (!partition) {
-        for (auto& [host, pes] : by_name)
-            for (int a : pes) rep[a] = pes.front();
-        h.disagreement += std::string(h.disagreement.empty() ? "" : "; ") + "the launcher's host groups do not divide the PEs, the host names alone decide";
-    }
+    for (int a = 0; a < n; ++a) rep[a] = first.emplace(key(a), a).first->second;
+    Hosts h;
     h.local.resize(n);
     for (int b = 0; b < n; ++b) {
         h.local[b] = rep[b] == rep[me];
         h.all_one_host &= rep[b] == rep[0];
     }
+    // The launcher's word against the groups: each PE's launcher, where it speaks, should name
+    // exactly the PEs of its group.  Reported once, with both views.
+    std::vector<std::vector<bool>> ours, theirs;
+    bool differs = false;
+    for (int a = 0; a < n; ++a) {
+        if (rep[a] == a) {
+            ours.emplace_back(n, false);
+            for (int b = 0; b < n; ++b) ours.back()[b] = rep[b] == a;
+        }
+        if (launcher[a].empty()) continue;
+        std::vector<bool> says(n, false);
+        says[a] = true;
+        for (int b : launcher[a])
+            if (b >= 0 && b < n) says[b] = true;
+        for (int b = 0; b < n; ++b) differs |= says[b] != (rep[b] == rep[a]);
+        bool seen = false;
+        for (const auto& t : theirs) seen |= t == says;
+        if (!seen) theirs.push_back(says);
+    }
+    if (differs)
+        h.disagreement = "the launcher's host groups (" + partition_text(theirs) + ") differ from the PEs' host names and "
+                         "machines (" + partition_text(ours) + "): the host names and machines decide";
     return h;
+}
+
+std::string machine_identity() {
+    std::string boot;
+    std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+    struct stat st {};
+    const unsigned long long shm = stat("/dev/shm", &st) == 0 ? static_cast<unsigned long long>(st.st_dev) : 0;
+    return boot + "/" + std::to_string(shm);
 }
 
 std::string pe_list(const std::vector<bool>& set) {

@@ -40,18 +40,23 @@ const char* name(Path p);
 const char* name(DeviceBackendKind k);
 
 // Step 0, from what every PE said at init: which PEs share this PE's host.  name[pe] is pe's
-// host name, launcher[pe] the PEs its launcher says run on pe's host (empty: it says nothing).
-// Two PEs share a host when their names are equal and each one's launcher, where it speaks,
-// names the other: a PE taken for same-host has its heap mapped and is loaded and stored, so a
-// wrong "same host" breaks the job where a wrong "other host" only costs speed.  Built from data
-// every PE has, so every PE finds the same host groups (where the launcher's word is not a
-// partition of the PEs, the names alone decide).
+// host name, machine[pe] what makes its memory mappable by another PE (the kernel's boot id and
+// /dev/shm's device: machine_identity), launcher[pe] the PEs its launcher says run on pe's host
+// (empty: it says nothing).  The rule: two PEs share a host when their host names and their
+// machine identities are equal, as MPI libraries and NVSHMEM group by host name; the machine
+// identity keeps apart machines that share a name ("localhost") or one /dev/shm.  The launcher's
+// word is a hint only: where it differs, the disagreement (both views) is reported, never acted
+// on (the launchers of one machine's simulated hosts deny or join PEs against what the PEs can
+// map).  Built from data every PE has, so every PE finds the same host groups.
 struct Hosts {
     std::vector<bool> local;    // local[pe]: pe shares this PE's host (local[me] is true)
     bool all_one_host = true;   // every PE of the job shares one host
-    std::string disagreement;   // how the launcher's word and the host names differ ("" where they agree)
+    std::string disagreement;   // how the launcher's word differs from the groups ("" where it agrees)
 };
-Hosts find_hosts(int me, const std::vector<std::string>& name, const std::vector<std::vector<int>>& launcher);
+Hosts find_hosts(int me, const std::vector<std::string>& name, const std::vector<std::string>& machine,
+                 const std::vector<std::vector<int>>& launcher);
+// This process's machine identity for find_hosts: the kernel's boot id and /dev/shm's device.
+std::string machine_identity();
 
 // "0-1, 4" for the PEs with set[pe] == true ("none" when there is none).
 std::string pe_list(const std::vector<bool>& set);

@@ -190,13 +190,15 @@ namespace {
 struct Layout {
     std::vector<std::string> name;
     std::vector<std::vector<int>> launcher;
+    std::vector<std::string> machine = {};  // empty: one machine for every PE
 };
 
 // find_hosts on every PE: the local tables, checked to be one partition seen alike by all.
 std::vector<kishmem::routes::Hosts> on_every_pe(const Layout& l) {
     const int n = static_cast<int>(l.name.size());
     std::vector<kishmem::routes::Hosts> h;
-    for (int me = 0; me < n; ++me) h.push_back(find_hosts(me, l.name, l.launcher));
+    const std::vector<std::string> machine = l.machine.empty() ? std::vector<std::string>(n, "m") : l.machine;
+    for (int me = 0; me < n; ++me) h.push_back(find_hosts(me, l.name, machine, l.launcher));
     for (int a = 0; a < n; ++a) {
         EXPECT_TRUE(h[a].local[a]) << "PE " << a;
         EXPECT_EQ(h[a].all_one_host, h[0].all_one_host) << "PE " << a;
@@ -244,7 +246,8 @@ TEST(Routes, LauncherPutsAnotherHostsPeHere) {
     EXPECT_EQ(h[0].local, group(4, {0, 1}));
     EXPECT_EQ(h[2].local, group(4, {2, 3}));
     EXPECT_FALSE(h[0].all_one_host);
-    EXPECT_EQ(h[0].disagreement, "the launcher of PE 0 puts PEs 0 and 2 on one host, but their host names differ (h1, h2)");
+    EXPECT_EQ(h[0].disagreement, "the launcher's host groups (0-2 | 2-3) differ from the PEs' host names and machines "
+                                 "(0-1 | 2-3): the host names and machines decide");
     Facts f;
     f.me = 0;
     f.local = h[0].local;
@@ -259,17 +262,42 @@ TEST(Routes, LauncherPutsAnotherHostsPeHere) {
     EXPECT_NE(why[2].find("PEs on other hosts (2-3) through the software NIC"), std::string::npos) << why[2];
 }
 
-// Two machines with one host name ("localhost"): the launcher keeps them apart.
-TEST(Routes, SameNameOtherHosts) {
-    const auto h = on_every_pe({{"localhost", "localhost", "localhost", "localhost"}, {{0, 1}, {0, 1}, {2, 3}, {2, 3}}});
+// The GPU machine's launcher (Open MPI 4.1.6 through an rsh agent into hostname namespaces) puts
+// every PE alone, or every PE on one host: the names decide, the same groups as where it agrees,
+// and the report gives both views.
+TEST(Routes, LauncherDeniesOrJoins) {
+    auto h = on_every_pe({{"h1", "h1", "h2", "h2"}, {{0}, {1}, {2}, {3}}});
+    EXPECT_EQ(h[0].local, group(4, {0, 1}));
+    EXPECT_EQ(h[3].local, group(4, {2, 3}));
+    EXPECT_EQ(h[0].disagreement, "the launcher's host groups (0 | 1 | 2 | 3) differ from the PEs' host names and machines "
+                                 "(0-1 | 2-3): the host names and machines decide");
+    h = on_every_pe({{"h1", "h2"}, {{0, 1}, {0, 1}}});
+    EXPECT_EQ(h[0].local, group(2, {0}));
+    EXPECT_EQ(h[1].local, group(2, {1}));
+    EXPECT_FALSE(h[0].all_one_host);
+    EXPECT_EQ(h[0].disagreement, "the launcher's host groups (0-1) differ from the PEs' host names and machines (0 | 1): "
+                                 "the host names and machines decide");
+    // One host whose launcher splits it: one group.
+    h = on_every_pe({{"n", "n", "n"}, {{0, 1}, {0, 1}, {2}}});
+    EXPECT_TRUE(h[2].all_one_host);
+    EXPECT_EQ(h[2].local, group(3, {0, 1, 2}));
+    EXPECT_NE(h[0].disagreement, "");
+}
+
+// Two machines with one host name ("localhost"): their machine identities (boot id, /dev/shm)
+// keep them apart, whatever the launcher says.
+TEST(Routes, SameNameOtherMachines) {
+    const Layout two{{"localhost", "localhost", "localhost", "localhost"}, {{0, 1}, {0, 1}, {2, 3}, {2, 3}},
+                     {"boot-a/1", "boot-a/1", "boot-b/1", "boot-b/1"}};
+    auto h = on_every_pe(two);
     EXPECT_EQ(h[1].local, group(4, {0, 1}));
     EXPECT_FALSE(h[1].all_one_host);
-    EXPECT_EQ(h[1].disagreement, "PEs 0 and 2 have one host name (localhost), but the launcher of PE 0 puts PE 2 on another host");
-    // A launcher whose groups overlap (0 with 1 and 2, but 1 not with 2) divides nothing: the
-    // names decide, alike on every PE.
-    const auto o = on_every_pe({{"n", "n", "n"}, {{0, 1, 2}, {0, 1}, {0, 2}}});
-    EXPECT_EQ(o[1].local, group(3, {0, 1, 2}));
-    EXPECT_NE(o[0].disagreement.find("the host names alone decide"), std::string::npos) << o[0].disagreement;
+    EXPECT_EQ(h[1].disagreement, "");
+    h = on_every_pe({two.name, {{}, {}, {}, {}}, two.machine});  // no launcher word at all
+    EXPECT_EQ(h[2].local, group(4, {2, 3}));
+    // One machine, one name, but two /dev/shm (containers): apart.
+    h = on_every_pe({{"n", "n"}, {{}, {}}, {"boot/1", "boot/2"}});
+    EXPECT_EQ(h[0].local, group(2, {0}));
 }
 
 TEST(Routes, PeList) {
