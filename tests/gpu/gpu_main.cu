@@ -57,6 +57,9 @@ int main() {
     unsigned long long total = 0;
     CK(cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost));
     CHECK(total == (unsigned long long)rounds * np, "counter %llu, expected %llu", total, (unsigned long long)rounds * np);
+    // every PE has read its counter before its right neighbour adds 5 to it (without this barrier
+    // a PE late to read saw the neighbour's 5 too: "counter 205, expected 200" between hosts)
+    shmem_barrier_all();
     // host atomics on the device heap, and host get of another PE's counter
     unsigned long long before = shmem_ulonglong_atomic_fetch_add(counter, 5, left);
     CHECK(before >= (unsigned long long)rounds * np, "host fetch_add returned %llu", before);
