@@ -512,9 +512,10 @@ int main(int argc, char** argv) {
               "UCX active messages: %llu requests sent, %llu served; expected %llu each (%llu off-host peers)",
               static_cast<unsigned long long>(a.requests_sent), static_cast<unsigned long long>(a.requests_served),
               static_cast<unsigned long long>(kOpsPerPeer * peers), static_cast<unsigned long long>(peers));
-        std::printf("PE %d: %llu of %llu NIC operations over UCX active messages (%llu peers reached that way)\n", me,
-                    static_cast<unsigned long long>(a.requests_sent),
-                    static_cast<unsigned long long>(kOpsPerPeer * (npes - 1)), static_cast<unsigned long long>(peers));
+        std::printf("PE %d: %llu of %llu NIC operations over UCX active messages (%llu peers reached that way; %llu resent, "
+                    "%llu repeated)\n", me, static_cast<unsigned long long>(a.requests_sent),
+                    static_cast<unsigned long long>(kOpsPerPeer * (npes - 1)), static_cast<unsigned long long>(peers),
+                    static_cast<unsigned long long>(a.resent), static_cast<unsigned long long>(a.repeated));
         shmem_barrier_all();
         heap.reset();  // the client before its service
         service->stop();

@@ -5,12 +5,15 @@
 #include <ucp/api/ucp.h>
 
 #include <atomic>
+#include <chrono>
+#include <cinttypes>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include "../progress_thread.h"
+#include "kishmem/env.h"
 #include "kishmem/waiter.h"
 
 namespace kishmem {
@@ -20,12 +23,24 @@ namespace {
 constexpr unsigned kReqId = 17, kRepId = 18;  // AM ids
 enum class Op : uint32_t { write, read, fetch_add, compare_swap, set };
 
+const char* op_name(Op op) {
+    switch (op) {
+        case Op::write: return "write";
+        case Op::read: return "read";
+        case Op::fetch_add: return "fetch-add";
+        case Op::compare_swap: return "compare-swap";
+        case Op::set: return "atomic set";
+    }
+    return "?";
+}
+
 struct Req {
     Op op;
     int32_t src;       // the initiating PE
     uint32_t client;   // its client
-    uint32_t pad;
+    uint32_t resent;   // 0: first sending; else which resending
     uint64_t seq;      // per (initiator, client, target), from 0
+    uint64_t acked;    // every request of this (initiator, client) to the target below it is answered there
     uint64_t off, n;   // heap offset and bytes
     uint64_t operand, compare;
 };
@@ -40,6 +55,20 @@ struct Rep {
 struct Incoming {
     Req req;
     std::vector<char> data;
+};
+
+// An answer as sent, kept by the target until the initiator's `acked` passes it: a request that
+// arrives again (its answer lost, or the request resent) is answered again, never applied again.
+struct Answer {
+    Rep rep;
+    std::vector<char> data;
+};
+
+// What a target keeps per (initiator, client).
+struct Stream {
+    uint64_t expect = 0;                  // next sequence number to apply
+    std::map<uint64_t, Incoming> early;   // arrived ahead of its turn
+    std::map<uint64_t, Answer> answers;   // sent, not yet acknowledged
 };
 
 }  // namespace
@@ -57,10 +86,18 @@ struct UcxAm::Impl {
     std::mutex mu;                         // the worker and everything below
     std::vector<UcxAmClient*> clients;     // by id (nullptr once gone)
     std::vector<Incoming> incoming;        // arrived, not yet applied
-    std::map<std::pair<uint64_t, uint64_t>, Incoming> early;  // ((src, client), seq) ahead of turn
-    std::map<uint64_t, uint64_t> expect;   // (src, client) -> next sequence number to apply
+    std::map<uint64_t, Stream> streams;    // by (src << 32 | client)
     ProgressThread thread;
-    std::atomic<uint64_t> sent{0}, served{0}, bytes{0};
+    std::atomic<uint64_t> sent{0}, served{0}, bytes{0}, resent{0}, repeated{0};
+    // KISHMEM_SIM_AM_FAULT: one message of this PE dropped, sent twice or held back on purpose
+    env::Fault<env::AmFault> fault;
+    uint64_t requests_out = 0, answers_out = 0;  // first sendings, counted for the fault
+    struct Held {
+        int pe;
+        unsigned id;
+        std::vector<char> hdr, data;
+    };
+    std::vector<Held> held;  // delay_request: sent after the next message, or when nothing moves
 
     ~Impl();
     // Progresses the worker until req (what a *_nbx call returned) is complete; its status.
@@ -75,12 +112,20 @@ struct UcxAm::Impl {
     // Sends one AM to pe and waits until UCX is done with header and data (mu held).
     Status send(int pe, unsigned id, const void* hdr, std::size_t hlen, const void* data, std::size_t n,
                 std::string* why);
+    // send() of a first sending (`first`: not a resending), where KISHMEM_SIM_AM_FAULT may drop
+    // it, send it twice or hold it back.
+    Status send_first(int pe, unsigned id, const void* hdr, std::size_t hlen, const void* data, std::size_t n,
+                      std::string* why);
+    // Sends what delay_request held back (mu held).
+    void release_held();
     // Applies whatever arrived in order, then answers (mu held); returns the requests applied.
     std::size_t serve();
     // One round of work (mu held): progress and serve.
     std::size_t pass() {
         std::size_t n = ucp_worker_progress(worker);
-        return n + serve();
+        n += serve();
+        if (n == 0 && !held.empty()) release_held(), ++n;
+        return n;
     }
     Status apply(const Req& r, const std::vector<char>& data, uint64_t* old, std::vector<char>* out);
     // The endpoint to pe, made now if connect() did not (mu held): a PE this one did not take
@@ -89,6 +134,12 @@ struct UcxAm::Impl {
 };
 
 // An initiator: a HeapAccess whose operations become requests to the target PEs.
+//
+// Exactly once: every request carries (client, sequence number per target); the target applies
+// each sequence number once, in order, and keeps its answer until the client acknowledges it
+// (Req::acked). A request not answered within a while (kResendAfter, doubling) is sent again,
+// write bytes included, and a second answer to one request is ignored: a lost request or answer
+// costs time, never an operation lost or applied twice.
 class UcxAmClient final : public ibgda::HeapAccess {
 public:
     UcxAmClient(UcxAm::Impl* s, uint32_t id, LocalCopy copy)
@@ -100,9 +151,9 @@ public:
     Status write(int pe, std::size_t off, const void* src, std::size_t n) override {
         for (std::size_t at = 0; at < n; at += UcxAm::kChunk) {
             const std::size_t k = std::min(UcxAm::kChunk, n - at);
-            tx_.resize(k);
-            Status st = copy_in(tx_.data(), static_cast<const char*>(src) + at, k);
-            if (st == Status::ok) st = request(pe, Op::write, off + at, k, 0, 0, tx_.data(), false);
+            std::vector<char> bytes(k);
+            Status st = copy_in(bytes.data(), static_cast<const char*>(src) + at, k);
+            if (st == Status::ok) st = request(pe, Op::write, off + at, k, 0, 0, std::move(bytes), false);
             if (st != Status::ok) return st;
         }
         return Status::ok;
@@ -110,7 +161,7 @@ public:
     Status read(int pe, std::size_t off, void* dst, std::size_t n) override {
         for (std::size_t at = 0; at < n; at += UcxAm::kChunk) {
             const std::size_t k = std::min(UcxAm::kChunk, n - at);
-            Status st = request(pe, Op::read, off + at, k, 0, 0, nullptr, true);
+            Status st = request(pe, Op::read, off + at, k, 0, 0, {}, true);
             if (st == Status::ok && rx_.size() != k) fail(pe, "a read answered with the wrong length"), st = Status::transport_error;
             if (st == Status::ok) st = copy_out(static_cast<char*>(dst) + at, rx_.data(), k);
             if (st != Status::ok) return st;
@@ -118,17 +169,17 @@ public:
         return Status::ok;
     }
     Status fetch_add(int pe, std::size_t off, uint64_t add, uint64_t* old) override {
-        Status st = request(pe, Op::fetch_add, off, 8, add, 0, nullptr, true);
+        Status st = request(pe, Op::fetch_add, off, 8, add, 0, {}, true);
         if (st == Status::ok) *old = old_;
         return st;
     }
     Status compare_swap(int pe, std::size_t off, uint64_t compare, uint64_t swap, uint64_t* old) override {
-        Status st = request(pe, Op::compare_swap, off, 8, swap, compare, nullptr, true);
+        Status st = request(pe, Op::compare_swap, off, 8, swap, compare, {}, true);
         if (st == Status::ok) *old = old_;
         return st;
     }
     Status atomic_set(int pe, std::size_t off, uint64_t value) override {
-        return request(pe, Op::set, off, 8, value, 0, nullptr, true);
+        return request(pe, Op::set, off, 8, value, 0, {}, true);
     }
     Status flush() override {
         std::unique_lock<std::mutex> g(s_->mu);
@@ -138,7 +189,14 @@ public:
 
     // Called by the reply handler (mu held).
     void answered(const Rep& r, const void* data, std::size_t n, int from) {
-        ++done_;
+        auto it = pending_.find({from, r.seq});
+        if (it == pending_.end()) {  // answered before: a resent request's second answer
+            s_->repeated.fetch_add(1, std::memory_order_relaxed);
+            return;
+        }
+        pending_bytes_ -= it->second.data->size();
+        pending_.erase(it);
+        last_answer_ = Clock::now();
         if (from == want_pe_ && r.seq == want_seq_) {  // the answer a read or an atomic waits for, not an earlier write's
             old_ = r.old;
             rx_.assign(static_cast<const char*>(data), static_cast<const char*>(data) + n);
@@ -149,6 +207,19 @@ public:
     }
 
 private:
+    using Clock = std::chrono::steady_clock;
+    // The first resending after this long without any answer; each further one waits twice as
+    // long, up to kResendMost (UCX is reliable: a resending means a message went missing).
+    static constexpr double kResendAfter = 1.0, kResendMost = 8.0;
+    // Write bytes kept for resending: past this, a write first waits for the answers it has.
+    static constexpr std::size_t kPendingBytesMost = 64u << 20;
+    // A request until its answer; its bytes shared with a sending under way (an answer may come,
+    // and erase the entry, while send() progresses the worker).
+    struct Pending {
+        Req req;
+        std::shared_ptr<const std::vector<char>> data;  // a write's bytes
+    };
+
     Status copy_in(void* dst, const void* src, std::size_t n) {
         if (!copy_) return std::memcpy(dst, src, n), Status::ok;
         Status st = copy_(dst, src, n);
@@ -166,42 +237,97 @@ private:
         status_ = Status::transport_error;
         error_ = pe >= 0 && why.rfind("PE ", 0) != 0 ? "UCX to PE " + std::to_string(pe) + ": " + why : why;
     }
+    // Every request of this client to pe below this sequence number is answered.
+    uint64_t acked(int pe) const {
+        auto it = pending_.lower_bound({pe, 0});
+        return it != pending_.end() && it->first.first == pe ? it->first.second : seq_[pe];
+    }
     // One request; with `wait`, returns once every request of this client is answered.
-    Status request(int pe, Op op, uint64_t off, uint64_t n, uint64_t operand, uint64_t compare, const void* data,
+    Status request(int pe, Op op, uint64_t off, uint64_t n, uint64_t operand, uint64_t compare, std::vector<char> data,
                    bool wait) {
         std::unique_lock<std::mutex> g(s_->mu);
         if (status_ != Status::ok) return status_;
+        if (pending_bytes_ + data.size() > kPendingBytesMost) {
+            Status st = wait_all(g, pe);
+            if (st != Status::ok) return st;
+        }
         std::string why;
         if (pe < 0 || pe >= s_->npes || !s_->ep(pe, &why)) {
             fail(pe, why.empty() ? "no such PE" : why);
             return status_;
         }
-        Req r{op, s_->me, id_, 0, seq_[pe], off, n, operand, compare};
-        const std::size_t bytes = op == Op::write ? n : 0;
+        const Pending p{Req{op, s_->me, id_, 0, seq_[pe], acked(pe), off, n, operand, compare},
+                        std::make_shared<const std::vector<char>>(std::move(data))};
+        if (pending_.empty()) last_answer_ = Clock::now();
         if (wait) want_pe_ = pe, want_seq_ = seq_[pe];  // before sending: send() progresses the worker
-        if (s_->send(pe, kReqId, &r, sizeof r, data, bytes, &why) != Status::ok) {
+        pending_.emplace(std::make_pair(pe, seq_[pe]), p);  // before sending: its answer may come in send()
+        pending_bytes_ += p.data->size();
+        ++seq_[pe];
+        if (s_->send_first(pe, kReqId, &p.req, sizeof p.req, p.data->data(), p.data->size(), &why) != Status::ok) {
             fail(pe, why);
             return status_;
         }
-        ++seq_[pe];
-        ++issued_;
         s_->sent.fetch_add(1, std::memory_order_relaxed);
-        s_->bytes.fetch_add(bytes, std::memory_order_relaxed);
+        s_->bytes.fetch_add(n * (op == Op::write), std::memory_order_relaxed);
         return wait ? wait_all(g, pe) : Status::ok;
     }
+    // Sends every unanswered request again, in order (mu held).
+    void resend() {
+        const double waited = std::chrono::duration<double>(Clock::now() - last_answer_).count();
+        const int first_pe = pending_.begin()->first.first;
+        const uint64_t first_seq = pending_.begin()->first.second;
+        const std::size_t count = pending_.size();
+        std::vector<std::pair<int, Pending>> again;  // a copy: answers may erase entries while send() progresses
+        for (auto& [key, p] : pending_) {
+            p.req.resent += 1;
+            p.req.acked = acked(key.first);
+            again.emplace_back(key.first, p);
+        }
+        for (const auto& [pe, p] : again) {
+            std::string why;
+            if (s_->send(pe, kReqId, &p.req, sizeof p.req, p.data->data(), p.data->size(), &why) != Status::ok) {
+                fail(pe, why);
+                return;
+            }
+            s_->resent.fetch_add(1, std::memory_order_relaxed);
+        }
+        if (!warned_resend_) {
+            warned_resend_ = true;
+            warn("UCX active messages", "PE %d: no answer for %.1f s to %zu request(s) (the first: PE %d, number %" PRIu64
+                 "): sent again (a request or its answer went missing; each is applied once)", s_->me, waited,
+                 count, first_pe, first_seq);
+        }
+        resend_after_ = std::min(resend_after_ * 2, kResendMost);
+        last_answer_ = Clock::now();
+    }
+    // The oldest unanswered request, in words, for the hang messages.
+    static void describe_oldest(const void* arg, char* out, unsigned long n) {
+        auto* c = static_cast<const UcxAmClient*>(arg);
+        std::lock_guard<std::mutex> g(c->s_->mu);
+        if (c->pending_.empty()) return void(std::snprintf(out, n, "none left"));
+        const Pending& p = c->pending_.begin()->second;
+        std::snprintf(out, n, "the oldest: a %s of %" PRIu64 " bytes at heap offset 0x%" PRIx64 " of PE %d (request %" PRIu64
+                      ", sent %u time(s))", op_name(p.req.op), p.req.n, p.req.off, c->pending_.begin()->first.first,
+                      p.req.seq, p.req.resent + 1);
+    }
     // Until every request of this client is answered (pe: the one just sent, for messages).
-    // Bounded like every wait (KISHMEM_HANG_WARN / _ABORT name it): a lost answer ends the job
-    // with words instead of spinning.
+    // Bounded like every wait (KISHMEM_HANG_WARN / _ABORT name it): answers that never come end
+    // the job with words naming the oldest request instead of spinning.
     Status wait_all(std::unique_lock<std::mutex>& g, int pe) {
         Waiter w("UCX active messages", "%lld of this PE's requests to be answered (the last to PE %lld)",
-                 static_cast<long long>(issued_ - done_), pe);
-        while (done_ < issued_ && status_ == Status::ok) {
-            if (s_->pass() == 0) {  // let the service thread and the application in
-                g.unlock();
-                sched_yield();
-                w.spin();
-                g.lock();
+                 static_cast<long long>(pending_.size()), pe);
+        w.set_detail(describe_oldest, this);
+        resend_after_ = kResendAfter;
+        while (!pending_.empty() && status_ == Status::ok) {
+            if (s_->pass() != 0) continue;
+            if (std::chrono::duration<double>(Clock::now() - last_answer_).count() > resend_after_) {
+                resend();
+                continue;
             }
+            g.unlock();  // let the service thread and the application in
+            sched_yield();
+            w.spin();
+            g.lock();
         }
         return status_;
     }
@@ -210,11 +336,15 @@ private:
     uint32_t id_;
     LocalCopy copy_;
     std::vector<uint64_t> seq_;  // next sequence number per target
-    uint64_t issued_ = 0, done_ = 0;  // requests sent, answers received
+    std::map<std::pair<int, uint64_t>, Pending> pending_;  // unanswered, by (target, sequence number)
+    std::size_t pending_bytes_ = 0;
+    Clock::time_point last_answer_{};
+    double resend_after_ = kResendAfter;
+    bool warned_resend_ = false;
     int want_pe_ = -1;           // the request a waiting call needs the answer of (target, sequence)
     uint64_t want_seq_ = 0;
     uint64_t old_ = 0;           // that answer's old value
-    std::vector<char> tx_, rx_;  // a write's bytes on their way; that answer's bytes
+    std::vector<char> rx_;       // that answer's bytes
     Status status_ = Status::ok; // sticky: the first failure
     std::string error_;
 };
@@ -273,55 +403,110 @@ Status UcxAm::Impl::apply(const Req& r, const std::vector<char>& data, uint64_t*
     return Status::invalid;
 }
 
+Status UcxAm::Impl::send_first(int pe, unsigned id, const void* hdr, std::size_t hlen, const void* data, std::size_t n,
+                               std::string* why) {
+    const bool request = id == kReqId;
+    const uint64_t nth = ++(request ? requests_out : answers_out);
+    using F = env::AmFault;
+    const bool due = fault.here(me) && fault.nth == nth &&
+                     (request ? fault.kind == F::drop_request || fault.kind == F::dup_request || fault.kind == F::delay_request
+                              : fault.kind == F::drop_answer || fault.kind == F::dup_answer);
+    if (!due) {
+        Status st = send(pe, id, hdr, hlen, data, n, why);
+        if (st == Status::ok && !held.empty()) release_held();  // what was held back comes after this
+        return st;
+    }
+    debug("KISHMEM_SIM_AM_FAULT: %s %" PRIu64 " of PE %d to PE %d %s on purpose", request ? "request" : "answer", nth, me, pe,
+          fault.kind == F::drop_request || fault.kind == F::drop_answer ? "dropped"
+          : fault.kind == F::delay_request                            ? "held back"
+                                                                      : "sent twice");
+    if (fault.kind == F::drop_request || fault.kind == F::drop_answer) return Status::ok;
+    if (fault.kind == F::delay_request) {
+        const char* h = static_cast<const char*>(hdr);
+        const char* d = static_cast<const char*>(data);
+        held.push_back(Held{pe, id, std::vector<char>(h, h + hlen), std::vector<char>(d, d + n)});
+        return Status::ok;
+    }
+    Status st = send(pe, id, hdr, hlen, data, n, why);
+    return st == Status::ok ? send(pe, id, hdr, hlen, data, n, why) : st;
+}
+
+void UcxAm::Impl::release_held() {
+    std::vector<Held> out;
+    out.swap(held);
+    for (const Held& h : out) {
+        std::string why;
+        if (send(h.pe, h.id, h.hdr.data(), h.hdr.size(), h.data.data(), h.data.size(), &why) != Status::ok)
+            warn("UCX active message", "PE %d: a message held back on purpose could not be sent: %s", me, why.c_str());
+    }
+}
+
 std::size_t UcxAm::Impl::serve() {
     if (incoming.empty()) return 0;
-    // In order per (source, client): what is ahead of its turn waits in `early`.
-    std::vector<Incoming> batch;
-    for (Incoming& in : incoming) {
-        const uint64_t key = (static_cast<uint64_t>(in.req.src) << 32) | in.req.client;
-        early.emplace(std::make_pair(key, in.req.seq), std::move(in));
-    }
-    incoming.clear();
-    for (auto it = early.begin(); it != early.end();) {
-        uint64_t& next = expect[it->first.first];
-        if (it->first.second != next) {
-            ++it;
+    struct Out {
+        int pe;
+        bool first;  // a first answer (not one given again)
+        Answer a;
+    };
+    struct Applied {
+        Stream* st;
+        uint64_t seq;
+        int src;
+    };
+    std::vector<Out> out;
+    std::vector<Applied> applied;  // new answers
+    std::vector<Incoming> arrived;
+    arrived.swap(incoming);
+    // Per (source, client): a sequence number already applied is answered again from what was
+    // kept (never applied twice); one ahead of its turn waits in `early`; the stream's answers
+    // below the source's `acked` are dropped (the source has them).
+    bool wrote = false;
+    for (Incoming& in : arrived) {
+        Stream& st = streams[(static_cast<uint64_t>(static_cast<uint32_t>(in.req.src)) << 32) | in.req.client];
+        st.answers.erase(st.answers.begin(), st.answers.lower_bound(in.req.acked));
+        if (in.req.seq < st.expect) {
+            auto it = st.answers.find(in.req.seq);
+            if (it != st.answers.end()) out.push_back(Out{in.req.src, false, it->second});
+            repeated.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
-        ++next;
-        batch.push_back(std::move(it->second));
-        it = early.erase(it);
-    }
-    struct Answer {
-        int pe;
-        Rep rep;
-        std::vector<char> data;
-    };
-    std::vector<Answer> answers;
-    bool wrote = false;
-    for (Incoming& in : batch) {
-        const Req& r = in.req;
-        Answer a{r.src, Rep{me, r.client, 0, r.seq, 0}, {}};
-        Status st = r.off > heap_bytes || r.n > heap_bytes - r.off ? Status::invalid : apply(r, in.data, &a.rep.old, &a.data);
-        wrote |= r.op == Op::write;
-        a.rep.status = static_cast<uint32_t>(st);
-        answers.push_back(std::move(a));
+        const uint64_t seq = in.req.seq;
+        if (!st.early.emplace(seq, std::move(in)).second) repeated.fetch_add(1, std::memory_order_relaxed);
+        for (auto it = st.early.begin(); it != st.early.end() && it->first == st.expect; it = st.early.erase(it)) {
+            const Req& r = it->second.req;
+            Answer a{Rep{me, r.client, 0, r.seq, 0}, {}};
+            const Status s = r.off > heap_bytes || r.n > heap_bytes - r.off ? Status::invalid
+                                                                            : apply(r, it->second.data, &a.rep.old, &a.data);
+            a.rep.status = static_cast<uint32_t>(s);
+            wrote |= r.op == Op::write;
+            st.answers[r.seq] = std::move(a);
+            applied.push_back(Applied{&st, r.seq, r.src});
+            ++st.expect;
+        }
     }
     // The writes are in the heap before anyone hears they are.
-    Status flushed = wrote ? local->flush() : Status::ok;
-    for (Answer& a : answers) {
-        if (flushed != Status::ok && a.rep.status == 0) a.rep.status = static_cast<uint32_t>(flushed);
+    const Status flushed = wrote ? local->flush() : Status::ok;
+    for (const Applied& ap : applied) {  // (kept for answering again until the source acknowledges them)
+        auto it = ap.st->answers.find(ap.seq);
+        if (it == ap.st->answers.end()) continue;
+        if (flushed != Status::ok && it->second.rep.status == 0) it->second.rep.status = static_cast<uint32_t>(flushed);
+        out.push_back(Out{ap.src, true, it->second});
+    }
+    for (Out& o : out) {
+        Answer& a = o.a;
         std::string why;
-        if (a.pe < 0 || a.pe >= npes || !ep(a.pe, &why)) {
-            warn("UCX active message", "PE %d cannot answer PE %d: %s", me, a.pe, why.c_str());
+        if (o.pe < 0 || o.pe >= npes || !ep(o.pe, &why)) {
+            warn("UCX active message", "PE %d cannot answer PE %d: %s", me, o.pe, why.c_str());
             continue;
         }
-        if (send(a.pe, kRepId, &a.rep, sizeof a.rep, a.data.data(), a.data.size(), &why) != Status::ok)
-            warn("UCX active message", "PE %d cannot answer PE %d: %s (that PE's operation waits)", me, a.pe, why.c_str());
+        const Status s = o.first ? send_first(o.pe, kRepId, &a.rep, sizeof a.rep, a.data.data(), a.data.size(), &why)
+                                 : send(o.pe, kRepId, &a.rep, sizeof a.rep, a.data.data(), a.data.size(), &why);
+        if (s != Status::ok)
+            warn("UCX active message", "PE %d cannot answer PE %d: %s (that PE's operation waits)", me, o.pe, why.c_str());
         bytes.fetch_add(a.data.size(), std::memory_order_relaxed);
     }
-    served.fetch_add(batch.size(), std::memory_order_relaxed);
-    return batch.size();
+    served.fetch_add(applied.size(), std::memory_order_relaxed);
+    return arrived.size();
 }
 
 UcxAm::Impl::~Impl() {
@@ -350,6 +535,7 @@ Status UcxAm::open(int me, int npes, std::size_t heap_bytes, ibgda::HeapAccess* 
     s->heap_bytes = heap_bytes;
     s->local = local;
     s->eps.assign(npes, nullptr);
+    if (const auto f = env::sim_am_fault(); f.here(me)) s->fault = f;  // tests
     ucp_config_t* config = nullptr;
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
     ucp_params_t params;
@@ -450,7 +636,8 @@ std::unique_ptr<ibgda::HeapAccess> UcxAm::client(LocalCopy copy) {
 
 UcxAm::Stats UcxAm::stats() const {
     return Stats{impl_->sent.load(std::memory_order_relaxed), impl_->served.load(std::memory_order_relaxed),
-                 impl_->bytes.load(std::memory_order_relaxed)};
+                 impl_->bytes.load(std::memory_order_relaxed), impl_->resent.load(std::memory_order_relaxed),
+                 impl_->repeated.load(std::memory_order_relaxed)};
 }
 
 }  // namespace kishmem

@@ -59,6 +59,8 @@ public:
         uint64_t requests_sent = 0;    // by this PE's clients
         uint64_t requests_served = 0;  // for peers
         uint64_t bytes_sent = 0;       // payload of writes sent and reads answered
+        uint64_t resent = 0;           // requests sent again (no answer in time: a message went missing)
+        uint64_t repeated = 0;         // requests that came again, and answers that did (ignored, never applied twice)
     };
     Stats stats() const;
 
