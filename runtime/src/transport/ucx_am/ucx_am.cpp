@@ -88,7 +88,8 @@ struct UcxAm::Impl {
     std::vector<Incoming> incoming;        // arrived, not yet applied
     std::map<uint64_t, Stream> streams;    // by (src << 32 | client)
     ProgressThread thread;
-    std::atomic<uint64_t> sent{0}, served{0}, bytes{0}, resent{0}, repeated{0};
+    std::atomic<uint64_t> sent{0}, served{0}, bytes{0}, resent{0}, repeated{0}, reconnects{0};
+    std::vector<unsigned> ep_gen;  // per PE: how often its endpoint was made anew
     // KISHMEM_SIM_AM_FAULT: one message of this PE dropped, sent twice or held back on purpose
     env::Fault<env::AmFault> fault;
     uint64_t requests_out = 0, answers_out = 0;  // first sendings, counted for the fault
@@ -98,6 +99,8 @@ struct UcxAm::Impl {
         std::vector<char> hdr, data;
     };
     std::vector<Held> held;  // delay_request: sent after the next message, or when nothing moves
+    int broken_pe = -1;      // break_endpoint: every message to this PE is lost ...
+    unsigned broken_gen = 0; // ... until its endpoint is made anew
 
     ~Impl();
     // Progresses the worker until req (what a *_nbx call returned) is complete; its status.
@@ -118,6 +121,9 @@ struct UcxAm::Impl {
                       std::string* why);
     // Sends what delay_request held back (mu held).
     void release_held();
+    // Closes the endpoint to pe and makes it anew on its next use (mu held): after requests or
+    // answers to pe went missing twice over, the connection itself is suspect.
+    void reconnect(int pe, const char* why);
     // Applies whatever arrived in order, then answers (mu held); returns the requests applied.
     std::size_t serve();
     // One round of work (mu held): progress and serve.
@@ -283,6 +289,11 @@ private:
             p.req.acked = acked(key.first);
             again.emplace_back(key.first, p);
         }
+        // A target that answered nothing through two resendings: its endpoint is made anew (the
+        // target does so for its answers at the third).
+        for (std::size_t i = 0; i < again.size(); ++i)
+            if (again[i].second.req.resent == 2 && (i == 0 || again[i - 1].first != again[i].first))
+                s_->reconnect(again[i].first, "requests to it went missing");
         for (const auto& [pe, p] : again) {
             std::string why;
             if (s_->send(pe, kReqId, &p.req, sizeof p.req, p.data->data(), p.data->size(), &why) != Status::ok) {
@@ -380,11 +391,14 @@ ucs_status_t on_reply(void* arg, const void* header, size_t hlen, void* data, si
 
 Status UcxAm::Impl::send(int pe, unsigned id, const void* hdr, std::size_t hlen, const void* data, std::size_t n,
                          std::string* why) {
+    if (pe == broken_pe && ep_gen[pe] == broken_gen) return Status::ok;  // KISHMEM_SIM_AM_FAULT=break_endpoint
     ucp_request_param_t p;
     std::memset(&p, 0, sizeof p);
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_AM_SEND_FLAG_EAGER;
-    const ucs_status_t st = finish(ucp_am_send_nbx(eps[pe], id, hdr, hlen, data, n, &p));
+    const ucp_ep_h e = ep(pe, why);  // made anew after reconnect()
+    if (!e) return Status::unreachable;
+    const ucs_status_t st = finish(ucp_am_send_nbx(e, id, hdr, hlen, data, n, &p));
     if (st == UCS_OK) return Status::ok;
     *why = std::string("sending an active message failed: ") + ucs_status_string(st);
     return Status::transport_error;
@@ -408,6 +422,10 @@ Status UcxAm::Impl::send_first(int pe, unsigned id, const void* hdr, std::size_t
     const bool request = id == kReqId;
     const uint64_t nth = ++(request ? requests_out : answers_out);
     using F = env::AmFault;
+    if (fault.here(me) && fault.kind == F::break_endpoint && request && fault.nth == nth) {
+        debug("KISHMEM_SIM_AM_FAULT: the endpoint of PE %d to PE %d is broken on purpose from request %" PRIu64 " on", me, pe, nth);
+        broken_pe = pe, broken_gen = ep_gen[pe];
+    }
     const bool due = fault.here(me) && fault.nth == nth &&
                      (request ? fault.kind == F::drop_request || fault.kind == F::dup_request || fault.kind == F::delay_request
                               : fault.kind == F::drop_answer || fault.kind == F::dup_answer);
@@ -465,6 +483,8 @@ std::size_t UcxAm::Impl::serve() {
         Stream& st = streams[(static_cast<uint64_t>(static_cast<uint32_t>(in.req.src)) << 32) | in.req.client];
         st.answers.erase(st.answers.begin(), st.answers.lower_bound(in.req.acked));
         if (in.req.seq < st.expect) {
+            // Sent a third time although answered: the answers do not get through.
+            if (in.req.resent == 3) reconnect(in.req.src, "answers to it went missing");
             auto it = st.answers.find(in.req.seq);
             if (it != st.answers.end()) out.push_back(Out{in.req.src, false, it->second});
             repeated.fetch_add(1, std::memory_order_relaxed);
@@ -535,6 +555,7 @@ Status UcxAm::open(int me, int npes, std::size_t heap_bytes, ibgda::HeapAccess* 
     s->heap_bytes = heap_bytes;
     s->local = local;
     s->eps.assign(npes, nullptr);
+    s->ep_gen.assign(npes, 0);
     if (const auto f = env::sim_am_fault(); f.here(me)) s->fault = f;  // tests
     ucp_config_t* config = nullptr;
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
@@ -575,6 +596,20 @@ Status UcxAm::open(int me, int npes, std::size_t heap_bytes, ibgda::HeapAccess* 
     ucp_worker_release_address(s->worker, addr);
     *out = std::unique_ptr<UcxAm>(new UcxAm(std::move(s)));
     return Status::ok;
+}
+
+void UcxAm::Impl::reconnect(int pe, const char* why) {
+    if (eps[pe]) {
+        ucp_request_param_t p;
+        std::memset(&p, 0, sizeof p);
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        finish(ucp_ep_close_nbx(eps[pe], &p));
+        eps[pe] = nullptr;
+    }
+    ++ep_gen[pe];
+    reconnects.fetch_add(1, std::memory_order_relaxed);
+    warn("UCX active messages", "PE %d: the endpoint to PE %d is made anew (%s)", me, pe, why);
 }
 
 ucp_ep_h UcxAm::Impl::ep(int pe, std::string* why) {
@@ -637,7 +672,7 @@ std::unique_ptr<ibgda::HeapAccess> UcxAm::client(LocalCopy copy) {
 UcxAm::Stats UcxAm::stats() const {
     return Stats{impl_->sent.load(std::memory_order_relaxed), impl_->served.load(std::memory_order_relaxed),
                  impl_->bytes.load(std::memory_order_relaxed), impl_->resent.load(std::memory_order_relaxed),
-                 impl_->repeated.load(std::memory_order_relaxed)};
+                 impl_->repeated.load(std::memory_order_relaxed), impl_->reconnects.load(std::memory_order_relaxed)};
 }
 
 }  // namespace kishmem

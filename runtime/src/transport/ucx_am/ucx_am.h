@@ -61,6 +61,7 @@ public:
         uint64_t bytes_sent = 0;       // payload of writes sent and reads answered
         uint64_t resent = 0;           // requests sent again (no answer in time: a message went missing)
         uint64_t repeated = 0;         // requests that came again, and answers that did (ignored, never applied twice)
+        uint64_t reconnects = 0;       // endpoints made anew after messages through them went missing
     };
     Stats stats() const;
 
