@@ -430,10 +430,12 @@ int main(int argc, char** argv) {
         const uint64_t peers = static_cast<uint64_t>(npes - 1);
         const uint64_t wr = after.work_requests - before.work_requests, by = after.bytes - before.bytes,
                        db = after.doorbells - before.doorbells, er = after.errors - before.errors;
+        // (doorbells: rings the NIC saw; two rings between two of its passes over a queue count
+        // once, as when the NIC's thread waits for an answer from another host meanwhile)
         CHECK(after.source == SHMEMX_NIC_SOURCE_NIC && wr == kOpsPerPeer * peers + h.nops && by == kBytesPerPeer * peers &&
-                  db == h.rings && er == 1,
+                  db >= 1 && db <= h.rings && er == 1,
               "shmemx_nic_stats grew by %llu work requests, %llu bytes, %llu doorbells, %llu errors (source %d); posted "
-              "%llu (%llu NOPs), %llu bytes, %llu doorbells, 1 failing",
+              "%llu (%llu NOPs), %llu bytes, at most %llu doorbells, 1 failing",
               static_cast<unsigned long long>(wr), static_cast<unsigned long long>(by), static_cast<unsigned long long>(db),
               static_cast<unsigned long long>(er), after.source, static_cast<unsigned long long>(kOpsPerPeer * peers + h.nops),
               static_cast<unsigned long long>(h.nops), static_cast<unsigned long long>(kBytesPerPeer * peers),

@@ -103,12 +103,29 @@ struct UcxAm::Impl {
     unsigned broken_gen = 0; // ... until its endpoint is made anew
 
     ~Impl();
-    // Progresses the worker until req (what a *_nbx call returned) is complete; its status.
-    ucs_status_t finish(ucs_status_ptr_t req) {
+    // Progresses the worker until req (what a *_nbx call returned: `what` to PE pe) is complete;
+    // its status.  Bounded by the hang bounds (KISHMEM_HANG_WARN / _ABORT), which name it: the
+    // caller holds mu, so this wait cannot run the application's progress as a Waiter does.
+    ucs_status_t finish(ucs_status_ptr_t req, const char* what, int pe) {
         if (UCS_PTR_IS_ERR(req)) return UCS_PTR_STATUS(req);
         if (!req) return UCS_OK;
         ucs_status_t st;
-        while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) ucp_worker_progress(worker);
+        const auto start = std::chrono::steady_clock::now();
+        bool warned = false;
+        for (unsigned spins = 1; (st = ucp_request_check_status(req)) == UCS_INPROGRESS; ++spins) {
+            ucp_worker_progress(worker);
+            if (spins % 4096 != 0) continue;
+            const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const WaitPolicy& w = wait_policy();
+            if (w.hang_abort > 0 && waited > w.hang_abort)
+                fatal("UCX active messages", "PE %d: %s to PE %d has not completed in %.0f s (KISHMEM_HANG_ABORT)", me, what, pe,
+                      waited);
+            if (!warned && w.hang_warn > 0 && waited > w.hang_warn) {
+                warned = true;
+                warn("UCX active messages", "PE %d: %s to PE %d has not completed after %.0f s (still waiting)", me, what, pe,
+                     waited);
+            }
+        }
         ucp_request_free(req);
         return st;
     }
@@ -398,7 +415,7 @@ Status UcxAm::Impl::send(int pe, unsigned id, const void* hdr, std::size_t hlen,
     p.flags = UCP_AM_SEND_FLAG_EAGER;
     const ucp_ep_h e = ep(pe, why);  // made anew after reconnect()
     if (!e) return Status::unreachable;
-    const ucs_status_t st = finish(ucp_am_send_nbx(e, id, hdr, hlen, data, n, &p));
+    const ucs_status_t st = finish(ucp_am_send_nbx(e, id, hdr, hlen, data, n, &p), id == kReqId ? "a request" : "an answer", pe);
     if (st == UCS_OK) return Status::ok;
     *why = std::string("sending an active message failed: ") + ucs_status_string(st);
     return Status::transport_error;
@@ -537,7 +554,7 @@ UcxAm::Impl::~Impl() {
         std::memset(&p, 0, sizeof p);
         p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
         p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        finish(ucp_ep_close_nbx(ep, &p));
+        finish(ucp_ep_close_nbx(ep, &p), "closing the endpoint", static_cast<int>(&ep - eps.data()));
         ep = nullptr;
     }
     if (worker) ucp_worker_destroy(worker);
@@ -604,7 +621,7 @@ void UcxAm::Impl::reconnect(int pe, const char* why) {
         std::memset(&p, 0, sizeof p);
         p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
         p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        finish(ucp_ep_close_nbx(eps[pe], &p));
+        finish(ucp_ep_close_nbx(eps[pe], &p), "closing the endpoint", pe);
         eps[pe] = nullptr;
     }
     ++ep_gen[pe];
@@ -631,7 +648,7 @@ ucp_ep_h UcxAm::Impl::ep(int pe, std::string* why) {
         // Connected before the first message: a flush completes once the endpoint's wireup has.
         ucp_request_param_t fp;
         std::memset(&fp, 0, sizeof fp);
-        st = finish(ucp_ep_flush_nbx(eps[pe], &fp));
+        st = finish(ucp_ep_flush_nbx(eps[pe], &fp), "connecting (flushing a new endpoint)", pe);
     }
     if (st == UCS_OK) return eps[pe];
     eps[pe] = nullptr;
