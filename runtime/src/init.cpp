@@ -13,6 +13,7 @@
 #include "kishmem/config.h"
 #include "kishmem/env.h"
 #include "kishmem/team.h"
+#include "heap/limits.h"
 #include "heap/static_segment.h"
 #include "affinity.h"
 #include "init_heaps.h"
@@ -45,6 +46,17 @@ void publish_device_state(const device::State& st);
 namespace {
 
 // Says to same-host peers how this PE ends (liveness.h), in its own host segment.
+// Ends the job before anything is allocated when `pes` heaps of heap_bytes do not fit in `limit`.
+void refuse_unbacked_heap(std::size_t heap_bytes, const limits::Limit& limit, int pes, const char* how) {
+    if (limit.bytes == 0 || heap_bytes <= limit.bytes / static_cast<std::size_t>(pes)) return;
+    const char* set = std::getenv("SHMEM_SYMMETRIC_SIZE");
+    if (!set) set = std::getenv("KISHMEM_SYMMETRIC_SIZE");
+    const std::string times = pes > 1 ? " x " + std::to_string(pes) + " PEs on this host" : "";
+    fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s (%zu bytes, %s)%s is more than %s allows (%zu bytes, %s)%s: lower "
+          "SHMEM_SYMMETRIC_SIZE", set ? set : "(default)", heap_bytes, limits::bytes_text(heap_bytes).c_str(), times.c_str(),
+          limit.what.c_str(), limit.bytes, limits::bytes_text(limit.bytes).c_str(), how);
+}
+
 void mark_end(liveness::Mark how) {
     State& s = state();
     if (s.sync_base && s.sync_size > kLifeMarkOffset)
@@ -143,6 +155,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     log_set_pe(s.pe);
     debug("bootstrap %s: PE %d of %d", s.boot->name(), s.pe, s.npes);
 
+    refuse_unbacked_heap(heap_bytes, limits::host_memory(), 1, "");
     s.own = std::make_unique<Segment>();
     check_status(s.own->create(heap_bytes), "shmem_init", s.pe);
     s.sync_base = s.base = static_cast<char*>(s.own->base());
@@ -230,6 +243,10 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     std::vector<char*> bases(s.npes, nullptr);
     int nlocal = 0;
     for (int r = 0; r < s.npes; ++r) nlocal += s.local[r];
+    if (need_ucx) {  // UCX's allocation writes every heap of this host whole into /dev/shm (or System V)
+        const char* how = " (KISHMEM_REMOTE=ucx or PEs on other hosts: UCX allocates the heaps in shared memory)";
+        refuse_unbacked_heap(heap_bytes, limits::host_memory(), nlocal, how);
+    }
     if (!(need_ucx && open_ucx_heap(heap_bytes, static_cast<int>(nchan), &bases))) {
         s.peer_segments.resize(s.npes);
         for (int r = 0; r < s.npes; ++r) {

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/reliability/heap_limit.sh CASE EXE: shmem_init refuses a symmetric heap this host cannot
+# back, before allocating anything, naming SHMEM_SYMMETRIC_SIZE and the limit (2 PEs, mpirun).
+#   memtotal    twice the machine's memory, default route: MemTotal named
+#   cgroup      1 GiB inside a memory cgroup of 512 MiB: the cgroup named
+#   ucx_cgroup  KISHMEM_REMOTE=ucx, 400 MiB x 2 PEs inside that cgroup (UCX would write both
+#               heaps into /dev/shm): refused for the 2 PEs together
+# The cgroup cases run inside a memory cgroup of their own (v1 or v2; skipped where none can be
+# made), so that a refusal that did not happen costs this test, not the machine.  Passes when the
+# job fails with the words and /dev/shm holds nothing new.
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+(( $# == 2 )) || { echo "usage: $0 CASE EXE" >&2; exit 2; }
+case_=$1 exe=$2
+cg=
+cleanup() { [[ -n $cg ]] && { cat "$cg/cgroup.procs" 2>/dev/null | while read -r p; do echo "$p" > "$(dirname "$cg")/cgroup.procs" 2>/dev/null; done; rmdir "$cg" 2>/dev/null; }; }
+trap cleanup EXIT
+into_cgroup() {  # a memory cgroup of $1 bytes holding this shell (and so the job)
+  local line path base
+  if line=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup); then
+    path=${line##*:} base=/sys/fs/cgroup/memory$path
+    cg=$base/kishmem-heap-limit-$$
+    mkdir "$cg" 2>/dev/null && echo "$1" > "$cg/memory.limit_in_bytes" && echo $$ > "$cg/cgroup.procs" && return 0
+  elif line=$(grep -E '^0::' /proc/self/cgroup) && [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then
+    path=${line#0::} base=/sys/fs/cgroup$path
+    cg=$base/kishmem-heap-limit-$$
+    mkdir "$cg" 2>/dev/null && echo "$1" > "$cg/memory.max" && echo $$ > "$cg/cgroup.procs" && return 0
+  fi
+  [[ -d $cg ]] && rmdir "$cg" 2>/dev/null
+  cg=
+  echo "SKIP: no memory cgroup can be made here"
+  exit 77
+}
+mem=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024 ))
+envs=()
+case $case_ in
+  memtotal) size=$(( 2 * mem )) want="is more than this host's memory \(MemTotal\) allows" ;;
+  cgroup) into_cgroup $(( 512 << 20 )); size=1G want="is more than the memory cgroup .* allows" ;;
+  ucx_cgroup) into_cgroup $(( 512 << 20 )); size=400M envs=(KISHMEM_REMOTE=ucx)
+              want="x 2 PEs on this host is more than the memory cgroup .* allows .*UCX allocates the heaps" ;;
+  *) echo "unknown case $case_"; exit 2 ;;
+esac
+before=$(ls /dev/shm | sort)
+out=$(env "${envs[@]}" SHMEM_SYMMETRIC_SIZE=$size "$HERE/../launch.sh" mpirun 2 30 -- "$exe" exit 2>&1)
+rc=$?
+echo "$out"
+after=$(ls /dev/shm | sort)
+new=$(comm -13 <(echo "$before") <(echo "$after"))
+(( rc != 0 )) || { echo "FAIL: the job did not fail"; exit 1; }
+grep -qE "kishmem: PE [01]: shmem_init: SHMEM_SYMMETRIC_SIZE=$size \(.*$want" <<< "$out" || { echo "FAIL: no refusal naming the limit"; exit 1; }
+[[ -z $new ]] || { echo "FAIL: left in /dev/shm: $new"; exit 1; }
+echo "PASS heap_limit $case_"
