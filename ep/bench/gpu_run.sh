@@ -6,14 +6,8 @@
 # requests and bytes of one dispatch and one combine per PE. Results in $OUT (default ./ep-results).
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 set -uo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$ROOT"
-RES=${OUT:-$ROOT/ep-results}
-mkdir -p "$RES"
-T=$(mktemp -d)
-source "$ROOT/tools/gpu/common.sh"
-trap 'mps_stop; rm -rf "$T"' EXIT
-gpu_env_file
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/gpu/common.sh"
+gpu_begin ep-results
 gpu_configure build-gpu || exit 1
 gpu_build build-gpu ep_gpu 04_moe_ep ep_cpu || exit 1
 mps_start && echo "MPS daemon started"

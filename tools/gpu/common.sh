@@ -1,5 +1,9 @@
-# tools/gpu/common.sh: sourced by the GPU machine's scripts (tools/gpu/run.sh, run_hosts.sh,
-# ep/bench/gpu_run.sh) for what they all do the same way. Needs ROOT, RES and T set.
+# tools/gpu/common.sh: sourced by the GPU machine's scripts (tools/gpu/run.sh, progress.sh,
+# sanitize.sh, run_hosts.sh, all.sh, ep/bench/gpu_run.sh) for what they all do the same way.
+#   gpu_begin NAME        a stage's start: the repository root (ROOT, the working directory),
+#                         RES (=$OUT, else ./NAME), a temporary directory T removed at exit (with
+#                         the MPS daemon, if one was started), env.txt
+# The functions below need ROOT, RES and T set.
 #   gpu_env_file          the machine, the compilers, the launcher and the commit, into $RES/env.txt
 #   gpu_configure DIR     configure DIR (Release, this machine's nvcc, PMIx headers carried in
 #                         .gpu-deps/pmix/include where the machine lacks them; $RES/configure.log)
@@ -14,6 +18,16 @@
 #                         linked into OUT with MPI; log in $RES/nvshmem_build.log; non-zero when
 #                         NVSHMEM is missing (NV empty) or the build fails; an OUT newer than SRC
 #                         is kept (the GPU pass builds both peers beside kishmem)
+gpu_begin() {
+  ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  cd "$ROOT" || exit 1
+  RES=${OUT:-$ROOT/$1}
+  mkdir -p "$RES"
+  T=$(mktemp -d)
+  trap 'mps_stop; rm -rf "$T"' EXIT
+  gpu_env_file
+}
+
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export CUDA_MODULE_LOADING=EAGER NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 

@@ -9,14 +9,8 @@
 # A run that deadlocks ends through the device hang bound (KISHMEM_HANG_ABORT) or its time limit
 # and counts as a failure. Logs in $OUT (default ./gpu-progress): one per run, runs.txt.
 set -uo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$ROOT"
-RES=${OUT:-$ROOT/gpu-progress}
-mkdir -p "$RES"
-T=$(mktemp -d)
-source "$ROOT/tools/gpu/common.sh"
-trap 'mps_stop; rm -rf "$T"' EXIT
-gpu_env_file
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_begin gpu-progress
 gpu_configure build-gpu || exit 1
 gpu_build build-gpu 03_moe_dispatch_combine 04_moe_ep gpu_rma gpu_threads gpu_remote gpu_coll cu_host || exit 1
 mps_start && echo "MPS daemon started"

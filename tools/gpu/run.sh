@@ -9,16 +9,10 @@
 # Results go to $OUT (default ./gpu-results), with env.txt.  Where the machine has PMIx's library
 # but not its headers, put pmix.h & co. in .gpu-deps/pmix/include.
 set -uo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$ROOT"
 WHAT=${1:-all}
 case $WHAT in tests|bench|all) ;; *) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 2 ;; esac
-RES=${OUT:-$ROOT/gpu-results}
-mkdir -p "$RES"
-T=$(mktemp -d)
-source "$ROOT/tools/gpu/common.sh"
-trap 'mps_stop; rm -rf "$T"' EXIT
-gpu_env_file
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_begin gpu-results
 
 # ---- build -------------------------------------------------------------------------------
 gpu_configure build-gpu || exit 1

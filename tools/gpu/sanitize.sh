@@ -4,13 +4,8 @@
 # small shapes of the MoE example and of the flagship. Logs in $OUT (default ./gpu-sanitize),
 # runs.txt lists each run's errors; exit 0 only when every run reports none.
 set -uo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$ROOT"
-RES=${OUT:-$ROOT/gpu-sanitize}
-mkdir -p "$RES"
-T=$(mktemp -d)
-source "$ROOT/tools/gpu/common.sh"
-trap 'rm -rf "$T"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gpu_begin gpu-sanitize
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [[ -x $CS ]] || { echo "FAIL: compute-sanitizer not found"; exit 1; }
 gpu_configure build-gpu || exit 1
