@@ -90,6 +90,7 @@ struct UcxAm::Impl {
     ProgressThread thread;
     std::atomic<uint64_t> sent{0}, served{0}, bytes{0}, resent{0}, repeated{0}, reconnects{0};
     std::vector<unsigned> ep_gen;  // per PE: how often its endpoint was made anew
+    std::vector<ucp_ep_h> retired; // endpoints set aside by reconnect(), closed with the others
     // KISHMEM_SIM_AM_FAULT: one message of this PE dropped, sent twice or held back on purpose
     env::Fault<env::AmFault> fault;
     uint64_t requests_out = 0, answers_out = 0;  // first sendings, counted for the fault
@@ -138,8 +139,8 @@ struct UcxAm::Impl {
                       std::string* why);
     // Sends what delay_request held back (mu held).
     void release_held();
-    // Closes the endpoint to pe and makes it anew on its next use (mu held): after requests or
-    // answers to pe went missing twice over, the connection itself is suspect.
+    // Sets the endpoint to pe aside and makes a new one on its next use (mu held): after requests
+    // or answers to pe went missing twice over, the connection itself is suspect.
     void reconnect(int pe, const char* why);
     // Applies whatever arrived in order, then answers (mu held); returns the requests applied.
     std::size_t serve();
@@ -548,13 +549,14 @@ std::size_t UcxAm::Impl::serve() {
 
 UcxAm::Impl::~Impl() {
     thread.stop();
-    for (ucp_ep_h& ep : eps) {
+    for (std::size_t i = 0; i < eps.size() + retired.size(); ++i) {
+        ucp_ep_h& ep = i < eps.size() ? eps[i] : retired[i - eps.size()];
         if (!ep) continue;
         ucp_request_param_t p;
         std::memset(&p, 0, sizeof p);
         p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
         p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        finish(ucp_ep_close_nbx(ep, &p), "closing the endpoint", static_cast<int>(&ep - eps.data()));
+        finish(ucp_ep_close_nbx(ep, &p), "closing an endpoint", i < eps.size() ? static_cast<int>(i) : -1);
         ep = nullptr;
     }
     if (worker) ucp_worker_destroy(worker);
@@ -616,14 +618,10 @@ Status UcxAm::open(int me, int npes, std::size_t heap_bytes, ibgda::HeapAccess* 
 }
 
 void UcxAm::Impl::reconnect(int pe, const char* why) {
-    if (eps[pe]) {
-        ucp_request_param_t p;
-        std::memset(&p, 0, sizeof p);
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        finish(ucp_ep_close_nbx(eps[pe], &p), "closing the endpoint", pe);
-        eps[pe] = nullptr;
-    }
+    // The old endpoint is set aside, not closed: closing it by force would break the peer's side
+    // of the connection (UCX ends a process whose endpoint fails without an error handler).
+    if (eps[pe]) retired.push_back(eps[pe]);
+    eps[pe] = nullptr;
     ++ep_gen[pe];
     reconnects.fetch_add(1, std::memory_order_relaxed);
     warn("UCX active messages", "PE %d: the endpoint to PE %d is made anew (%s)", me, pe, why);
