@@ -1,9 +1,9 @@
 // Teams and contexts.  A team is a list of world PEs plus a runtime heap region (barrier slots,
 // collective scratch) that its members agree on when the team is made.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <deque>
-#include <memory>
 #include <mutex>
 
 #include "state.h"
@@ -22,15 +22,18 @@ void device_team_clear(int slot);
 namespace {
 std::mutex g_ctx_mutex;
 
-// Team and context objects.  A destroyed one stays allocated for a while, marked dead, so that a
-// stale handle is recognised instead of reading freed memory; it is reused once more than
-// kKeepDead objects are dead (oldest first), so memory stays bounded by the most objects live at
-// once, and shmem_finalize frees them all.
+// Team and context objects.  A handle is only read through once `owns` has found it among the
+// objects handed out: chunk k holds kFirst << k objects and never moves, so a garbage handle
+// (never created, corrupted) is recognised by its address alone, without a read, and the check
+// needs no lock (a chunk is published before the count that makes it visible).  A destroyed
+// object stays allocated for a while, marked dead, so that a stale handle is recognised instead of
+// reading freed memory; it is reused once more than kKeepDead objects are dead (oldest first), so
+// memory stays bounded by the most objects live at once, and shmem_finalize frees them all.
 template <class T>
 class Pool {
 public:
     static constexpr std::size_t kKeepDead = 16;
-    T* get() {
+    T* get(const char* call) {
         std::lock_guard<std::mutex> lock(mu_);
         if (dead_.size() > kKeepDead) {
             T* p = dead_.front();
@@ -38,22 +41,44 @@ public:
             *p = T{};
             return p;
         }
-        all_.push_back(std::make_unique<T>());
-        return all_.back().get();
+        int n = n_.load(std::memory_order_relaxed);
+        if (n == 0 || used_ == (kFirst << (n - 1))) {
+            if (n == kChunks) fatal(call, "more than %zu objects of this kind were made", (kFirst << kChunks) - kFirst);
+            chunk_[n].store(new T[kFirst << n], std::memory_order_relaxed);
+            n_.store(++n, std::memory_order_release);
+            used_ = 0;
+        }
+        return chunk_[n - 1].load(std::memory_order_relaxed) + used_++;
     }
     void put(T* p) {
         std::lock_guard<std::mutex> lock(mu_);
         dead_.push_back(p);
     }
+    // Whether p is the address of one of this pool's objects (live or dead).
+    bool owns(const void* p) const {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+        const int n = n_.load(std::memory_order_acquire);
+        for (int k = 0; k < n; ++k) {
+            const uintptr_t b = reinterpret_cast<uintptr_t>(chunk_[k].load(std::memory_order_relaxed));
+            if (a >= b && a - b < (kFirst << k) * sizeof(T)) return (a - b) % sizeof(T) == 0;
+        }
+        return false;
+    }
     void clear() {
         std::lock_guard<std::mutex> lock(mu_);
+        const int n = n_.exchange(0, std::memory_order_acq_rel);
+        for (int k = 0; k < n; ++k) delete[] chunk_[k].exchange(nullptr, std::memory_order_relaxed);
         dead_.clear();
-        all_.clear();
+        used_ = 0;
     }
 
 private:
+    static constexpr std::size_t kFirst = 16;
+    static constexpr int kChunks = 24;
     std::mutex mu_;
-    std::vector<std::unique_ptr<T>> all_;
+    std::atomic<T*> chunk_[kChunks] = {};
+    std::atomic<int> n_{0};
+    std::size_t used_ = 0;  // objects handed out from the last chunk
     std::deque<T*> dead_;
 };
 Pool<kishmem_team> g_teams;
@@ -107,7 +132,10 @@ namespace kishmem::rt {
 
 kishmem_team* team_world() { return &kishmem_team_world_obj; }
 kishmem_team* team_shared() { return &kishmem_team_shared_obj; }
-bool team_valid(const kishmem_team* t) { return t && t->live; }
+bool team_known(const kishmem_team* t) {
+    return t == &kishmem_team_world_obj || t == &kishmem_team_shared_obj || g_teams.owns(t);
+}
+bool team_valid(const kishmem_team* t) { return team_known(t) && t->live; }
 
 kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, int num_contexts, const char* call) {
     State& s = state();
@@ -136,7 +164,7 @@ kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, 
     members.reserve(idx.size());
     for (int i : idx) members.push_back(parent->members[i]);
     if (std::find(members.begin(), members.end(), s.pe) == members.end()) return nullptr;
-    kishmem_team* t = g_teams.get();
+    kishmem_team* t = g_teams.get(call);
     fill_team(t, std::move(members), slot, num_contexts);
     return t;
 }
@@ -173,7 +201,7 @@ kishmem_ctx* ctx_create(kishmem_team* team, long options) {
     for (int c = 1; c < s.nchan; ++c)
         if (chan == 0 || s.chan_refs[c] < s.chan_refs[chan]) chan = c;
     ++s.chan_refs[chan];
-    kishmem_ctx* c = g_ctxs.get();
+    kishmem_ctx* c = g_ctxs.get("shmem_team_create_ctx");
     c->chan = chan;
     c->options = options;
     c->team = team;
@@ -192,6 +220,8 @@ void ctx_destroy(kishmem_ctx* c) {
     g_ctxs.put(c);
 }
 
-bool ctx_valid(const kishmem_ctx* c) { return c && c->live && c->team->live; }
+bool ctx_known(const kishmem_ctx* c) { return c == &kishmem_ctx_default_obj || g_ctxs.owns(c); }
+// A known context's team is a known team (ctx_create takes only valid ones).
+bool ctx_valid(const kishmem_ctx* c) { return ctx_known(c) && c->live && c->team->live; }
 
 }  // namespace kishmem::rt

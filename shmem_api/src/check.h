@@ -40,10 +40,30 @@ inline void check_sym(const char* call, const char* what, const void* sym, std::
     if (g_check && bytes && __builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
 }
 
+// Team and context handles are checked whatever KISHMEM_CHECK says: the runtime recognises any
+// pointer without reading through it (rt::team_valid), so a bad handle ends the job with its
+// value instead of a crash.
 inline kishmem_team* team_of(const char* call, shmem_team_t team) {
     check_init(call);
     if (__builtin_expect(!rt::team_valid(team), 0)) fail_team(call, team);
     return team;
+}
+
+// For the calls whose spec defines what SHMEM_TEAM_INVALID does: false for it (the caller does
+// that), true for a live team; any other handle ends the job (the spec leaves it undefined).
+inline bool team_given(const char* call, shmem_team_t team) {
+    check_init(call);
+    if (team == SHMEM_TEAM_INVALID) return false;
+    if (__builtin_expect(!rt::team_valid(team), 0)) fail_team(call, team);
+    return true;
+}
+
+// The same for contexts: false for SHMEM_CTX_INVALID, true for SHMEM_CTX_DEFAULT or a live context.
+inline bool ctx_given(const char* call, shmem_ctx_t ctx) {
+    check_init(call);
+    if (ctx == SHMEM_CTX_INVALID) return false;
+    if (ctx != SHMEM_CTX_DEFAULT && __builtin_expect(!rt::ctx_valid(ctx), 0)) fail_ctx(call, ctx);
+    return true;
 }
 
 // Where an operation on `ctx` towards `pe` (relative to the context's team) goes.

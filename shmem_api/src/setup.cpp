@@ -114,12 +114,26 @@ void fail_sym(const char* call, const char* what, const void* p, std::size_t byt
           static_cast<const void*>(b), static_cast<const void*>(b + rt::heap_size()));
 }
 
+// A bad handle is named by its value and by what is wrong with it; only a handle the runtime
+// knows (one it handed out) is read.
 void fail_ctx(const char* call, const void* ctx) {
-    fatal(call, "context %p is not a valid context (SHMEM_CTX_INVALID, destroyed, or never created)", ctx);
+    const auto* c = static_cast<const kishmem_ctx*>(ctx);
+    if (!c) fatal(call, "context SHMEM_CTX_INVALID names no context");
+    if (!rt::ctx_known(c))
+        fatal(call, "context %p is not a context handle: no shmem_ctx_create or shmem_team_create_ctx returned it "
+                    "(an uninitialized or overwritten handle?)", ctx);
+    if (!c->live) fatal(call, "context %p was destroyed (shmem_ctx_destroy)", ctx);
+    fatal(call, "context %p belongs to team %p, which was destroyed (shmem_team_destroy)", ctx,
+          static_cast<const void*>(c->team));
 }
 
 void fail_team(const char* call, const void* team) {
-    fatal(call, "team %p is not a valid team (SHMEM_TEAM_INVALID, destroyed, or never created)", team);
+    const auto* t = static_cast<const kishmem_team*>(team);
+    if (!t) fatal(call, "team SHMEM_TEAM_INVALID names no team");
+    if (!rt::team_known(t))
+        fatal(call, "team %p is not a team handle: no team split or shmemx_team_from_mpi_comm returned it (an "
+                    "uninitialized or overwritten handle?)", team);
+    fatal(call, "team %p was destroyed (shmem_team_destroy)", team);
 }
 
 void fail_arg(const char* call, const char* what, long long value) { fatal(call, "%s %lld is invalid", what, value); }

@@ -18,37 +18,34 @@ int config_contexts(const shmem_team_config_t* config, long mask) {
 extern "C" {
 
 int shmem_team_my_pe(shmem_team_t team) {
-    check_init("shmem_team_my_pe");
-    return rt::team_valid(team) ? team->my_index : -1;
+    return team_given("shmem_team_my_pe", team) ? team->my_index : -1;
 }
 
 int shmem_team_n_pes(shmem_team_t team) {
-    check_init("shmem_team_n_pes");
-    return rt::team_valid(team) ? team->size() : -1;
+    return team_given("shmem_team_n_pes", team) ? team->size() : -1;
 }
 
 K_ALIAS(int, team_my_pe, shmem_team_t team)
 K_ALIAS(int, team_n_pes, shmem_team_t team)
 
 int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t* config) {
-    check_init("shmem_team_get_config");
-    if (!rt::team_valid(team) || !config) return -1;
+    if (!team_given("shmem_team_get_config", team) || !config) return -1;
     if (mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = team->num_contexts;
     return 0;
 }
 
 int shmem_team_translate_pe(shmem_team_t src, int src_pe, shmem_team_t dest) {
-    check_init("shmem_team_translate_pe");
-    if (!rt::team_valid(src) || !rt::team_valid(dest) || src_pe < 0 || src_pe >= src->size()) return -1;
+    const char* call = "shmem_team_translate_pe";
+    const bool src_ok = team_given(call, src), dest_ok = team_given(call, dest);
+    if (!src_ok || !dest_ok || src_pe < 0 || src_pe >= src->size()) return -1;
     return dest->index_of[src->members[src_pe]];
 }
 
 int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t* config,
                              long mask, shmem_team_t* new_team) {
     const char* call = "shmem_team_split_strided";
-    check_init(call);
     *new_team = SHMEM_TEAM_INVALID;
-    if (!rt::team_valid(parent)) return -1;  // the spec: an invalid parent gives SHMEM_TEAM_INVALID
+    if (!team_given(call, parent)) return -1;  // the spec: SHMEM_TEAM_INVALID as parent gives SHMEM_TEAM_INVALID
     kishmem_team* p = parent;
     // Every index start + i*stride must name a parent PE; stride 0 only with size 1.
     long last = static_cast<long>(start) + static_cast<long>(size - 1) * stride;
@@ -66,9 +63,8 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
 int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t* xconf, long xmask,
                         shmem_team_t* xteam, const shmem_team_config_t* yconf, long ymask, shmem_team_t* yteam) {
     const char* call = "shmem_team_split_2d";
-    check_init(call);
     *xteam = *yteam = SHMEM_TEAM_INVALID;
-    if (!rt::team_valid(parent)) return -1;
+    if (!team_given(call, parent)) return -1;
     kishmem_team* p = parent;
     const int n = p->size();
     if (xrange < 1) {
@@ -97,9 +93,8 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
 
 void shmem_team_destroy(shmem_team_t team) {
     const char* call = "shmem_team_destroy";
-    check_init(call);
-    if (team == SHMEM_TEAM_INVALID) return;
-    kishmem_team* t = team_of(call, team);
+    if (!team_given(call, team)) return;
+    kishmem_team* t = team;
     if (t->predefined) fatal(call, "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
     rt::team_destroy(t);
 }
@@ -109,7 +104,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
     check_init(call);
     if (!ctx) return -1;
     *ctx = SHMEM_CTX_INVALID;
-    if (!rt::team_valid(team)) return -1;
+    if (!team_given(call, team)) return -1;
     if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)) {
         warn(call, "unknown context options %#lx", options);
         return -1;
@@ -124,17 +119,16 @@ int shmem_ctx_create(long options, shmem_ctx_t* ctx) {
 
 void shmem_ctx_destroy(shmem_ctx_t ctx) {
     const char* call = "shmem_ctx_destroy";
-    check_init(call);
-    if (ctx == SHMEM_CTX_INVALID) return;
+    if (!ctx_given(call, ctx)) return;
     if (ctx == SHMEM_CTX_DEFAULT) fatal(call, "SHMEM_CTX_DEFAULT cannot be destroyed");
-    if (!rt::ctx_valid(ctx)) fail_ctx(call, ctx);
     rt::ctx_destroy(ctx);
 }
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
-    check_init("shmem_ctx_get_team");
+    const char* call = "shmem_ctx_get_team";
+    check_init(call);
     if (!team) return -1;
-    if (!rt::ctx_valid(ctx)) {
+    if (!ctx_given(call, ctx)) {
         *team = SHMEM_TEAM_INVALID;
         return -1;
     }
@@ -146,9 +140,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
 // stopping one only checks the arguments.
 void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t* config, long mask) {
     const char* call = "shmem_ctx_session_start";
-    check_init(call);
-    if (ctx == SHMEM_CTX_INVALID) return;  // the spec: no action
-    if (ctx != SHMEM_CTX_DEFAULT && !rt::ctx_valid(ctx)) fail_ctx(call, ctx);
+    if (!ctx_given(call, ctx)) return;  // the spec: no action on SHMEM_CTX_INVALID
     if (mask & ~SHMEM_CTX_SESSION_TOTAL_OPS) fail_arg(call, "config_mask", mask);
     if ((mask & SHMEM_CTX_SESSION_TOTAL_OPS) && !config)
         fatal(call, "config is NULL while config_mask %#lx asks for its total_ops", mask);
@@ -157,14 +149,11 @@ void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_sess
 
 void shmem_ctx_session_stop(shmem_ctx_t ctx) {
     const char* call = "shmem_ctx_session_stop";
-    check_init(call);
-    if (ctx == SHMEM_CTX_INVALID || ctx == SHMEM_CTX_DEFAULT) return;
-    if (!rt::ctx_valid(ctx)) fail_ctx(call, ctx);
+    (void)ctx_given(call, ctx);  // no action on any valid context, nor on SHMEM_CTX_INVALID
 }
 
 void* shmem_team_ptr(shmem_team_t team, const void* dest, int pe) {
-    check_init("shmem_team_ptr");
-    if (!rt::team_valid(team) || pe < 0 || pe >= team->size() || !rt::is_symmetric(dest, 1)) return nullptr;
+    if (!team_given("shmem_team_ptr", team) || pe < 0 || pe >= team->size() || !rt::is_symmetric(dest, 1)) return nullptr;
     return rt::ptr(dest, team->members[pe]);
 }
 

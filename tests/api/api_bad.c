@@ -56,6 +56,50 @@ int main(int argc, char **argv) {
         shmem_team_t t;
         shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, 0, 1, NULL, 0, &t);
     }
+    /* Handles that are not live: never read through, named by value. */
+    if (!strcmp(what, "ctx_garbage") && me == 0)
+        shmem_ctx_putmem((shmem_ctx_t)0xdeadbeef, sym, &local, sizeof local, npes - 1);
+    if (!strcmp(what, "ctx_garbage_quiet") && me == 0) shmem_ctx_quiet((shmem_ctx_t)0xdeadbeef);
+    if (!strcmp(what, "ctx_garbage_destroy") && me == 0) shmem_ctx_destroy((shmem_ctx_t)0xdeadbeef);
+    if (!strcmp(what, "ctx_inside") && me == 0) { /* 8 bytes into a live context's object */
+        shmem_ctx_t c;
+        shmem_ctx_create(0, &c);
+        shmem_ctx_long_atomic_inc((shmem_ctx_t)((char *)c + 8), sym, npes - 1);
+    }
+    if (!strcmp(what, "ctx_team_destroyed") && me == 0) { /* a context of a destroyed team */
+        shmem_team_t t;
+        shmem_ctx_t c;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &t);
+        shmem_team_create_ctx(t, 0, &c);
+        shmem_team_destroy(t);
+        shmem_ctx_long_p(c, sym, 1, 0);
+    }
+    if (!strcmp(what, "ctx_team_destroyed") && me != 0) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &t);
+    }
+    if (!strcmp(what, "team_garbage_sync")) shmem_team_sync((shmem_team_t)0x1234);
+    if (!strcmp(what, "team_garbage_coll")) shmem_long_broadcast((shmem_team_t)0x1234, sym, sym + 8, 1, 0);
+    if (!strcmp(what, "team_garbage_my_pe") && me == npes - 1) (void)shmem_team_my_pe((shmem_team_t)0x1234);
+    if (!strcmp(what, "team_garbage_split")) {
+        shmem_team_t t;
+        shmem_team_split_strided((shmem_team_t)0x1234, 0, 1, npes, NULL, 0, &t);
+    }
+    if (!strcmp(what, "team_garbage_ctx") && me == 0) {
+        shmem_ctx_t c;
+        shmem_team_create_ctx((shmem_team_t)0x1234, 0, &c);
+    }
+    if (!strcmp(what, "team_garbage_destroy")) shmem_team_destroy((shmem_team_t)0x1234);
+    if (!strcmp(what, "team_destroyed_n_pes") && me == 0) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &t);
+        shmem_team_destroy(t);
+        (void)shmem_team_n_pes(t);
+    }
+    if (!strcmp(what, "team_destroyed_n_pes") && me != 0) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &t);
+    }
     if (!strcmp(what, "fcollect_mismatch")) /* fcollect needs the same nelems everywhere */
         shmem_int_fcollect(SHMEM_TEAM_WORLD, isym, isym + 32, (size_t)me + 1);
     if (!strcmp(what, "reduce_mismatch"))

@@ -49,11 +49,16 @@ kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& paren
                              const char* call);
 void team_destroy(kishmem_team* t);
 void team_sync(kishmem_team* t, const char* call);
+// A handle is known when it is one the runtime handed out (a predefined team, or one made and
+// perhaps destroyed since); valid when it is known and live.  Neither reads through an unknown
+// handle, so any pointer may be asked about.
+bool team_known(const kishmem_team* t);
 bool team_valid(const kishmem_team* t);
 
 // Contexts: a channel of its own where the transports have one to spare.
 kishmem_ctx* ctx_create(kishmem_team* team, long options);
 void ctx_destroy(kishmem_ctx* c);
-bool ctx_valid(const kishmem_ctx* c);
+bool ctx_known(const kishmem_ctx* c);
+bool ctx_valid(const kishmem_ctx* c);  // known, live, and its team live
 
 }  // namespace kishmem::rt
