@@ -33,6 +33,7 @@ inline T amo(const char* call, shmem_ctx_t ctx, AmoOp op, const T* target, T val
 
 template <class T>
 inline void amo_nbi(const char* call, shmem_ctx_t ctx, AmoOp op, T* fetch, const T* target, T value, T cond, int pe) {
+    check_local(call, "fetch", fetch, sizeof(T));
     *fetch = amo<T>(call, ctx, op, target, value, cond, pe);
 }
 

@@ -16,6 +16,7 @@ extern bool g_check;  // KISHMEM_CHECK, read at init
 
 [[noreturn]] void fail_not_initialized(const char* call);
 [[noreturn]] void fail_pe(const char* call, int pe, int npes);
+[[noreturn]] void fail_null(const char* call, const char* what);
 [[noreturn]] void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes);
 [[noreturn]] void fail_ctx(const char* call, const void* ctx);
 [[noreturn]] void fail_team(const char* call, const void* team);
@@ -38,6 +39,11 @@ inline void check_init(const char* call) {
 inline void check_sym(const char* call, const char* what, const void* sym, std::size_t bytes) {
     check_init(call);
     if (g_check && bytes && __builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+}
+
+// A local buffer (the side of a transfer that need not be symmetric): NULL only when nothing moves.
+inline void check_local(const char* call, const char* what, const void* p, std::size_t bytes) {
+    if (g_check && bytes && __builtin_expect(p == nullptr, 0)) fail_null(call, what);
 }
 
 // Team and context handles are checked whatever KISHMEM_CHECK says: the runtime recognises any

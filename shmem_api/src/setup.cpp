@@ -108,7 +108,12 @@ void fail_pe(const char* call, int pe, int npes) {
     fatal(call, "PE %d is out of range: %s has PEs 0..%d", pe, npes == rt::n_pes() ? "this job" : "the team", npes - 1);
 }
 
+void fail_null(const char* call, const char* what) {
+    fatal(call, "%s is NULL while the call moves data (NULL is allowed only when nelems is 0)", what);
+}
+
 void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes) {
+    if (!p) fail_null(call, what);
     const char* b = rt::heap_base();
     fatal(call, "%s %p (%zu bytes) is not within the symmetric heap [%p, %p) and is not a global or static variable", what, p, bytes,
           static_cast<const void*>(b), static_cast<const void*>(b + rt::heap_size()));

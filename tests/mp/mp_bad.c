@@ -30,6 +30,20 @@ int main(int argc, char **argv) {
         void *p = shmem_malloc(me == 0 ? 64 : ((size_t)1 << 56) + 64);
         (void)p;
     }
+    /* NULL buffers where data moves (NULL with nelems 0 is legal: mp_rma checks that) */
+    if (!strcmp(what, "null_putmem_source") && me == 0) shmem_putmem(sym, NULL, 8, npes - 1);
+    if (!strcmp(what, "null_put_dest") && me == 0) shmem_long_put(NULL, &local, 1, npes - 1);
+    if (!strcmp(what, "null_getmem_dest") && me == 0) shmem_getmem(NULL, sym, 8, npes - 1);
+    if (!strcmp(what, "null_get_source") && me == 0) shmem_long_get(&local, NULL, 1, npes - 1);
+    if (!strcmp(what, "null_iput_source") && me == 0) shmem_long_iput(words, NULL, 2, 1, 4, npes - 1);
+    if (!strcmp(what, "null_iget_dest") && me == 0) shmem_long_iget(NULL, words, 1, 2, 4, npes - 1);
+    if (!strcmp(what, "null_ctx_put_nbi") && me == 0) {
+        shmem_ctx_t ctx;
+        shmem_ctx_create(0, &ctx);
+        shmem_ctx_long_put_nbi(ctx, words, NULL, 3, npes - 1);
+    }
+    if (!strcmp(what, "null_get_nbi") && me == 0) shmem_getmem_nbi(NULL, sym, 8, npes - 1);
+    if (!strcmp(what, "null_fetch_nbi") && me == 0) shmem_long_atomic_fetch_nbi(NULL, sym, npes - 1);
     if (!strcmp(what, "overflow") && me == 0) /* 2^61 + 1 longs: the byte count wraps to 8 */
         shmem_long_put(sym, &local, ((size_t)1 << 61) + 1, npes - 1);
     if (!strcmp(what, "overflow_strided") && me == 0) /* the span of a strided get wraps */

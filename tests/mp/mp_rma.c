@@ -1,5 +1,5 @@
 /* RMA between all PEs: a ring of puts, a get from every PE, every typed and sized form, p/g,
- * the _nbi forms completed by quiet, and zero-length transfers. */
+ * the _nbi forms completed by quiet, and zero-length transfers (with NULL buffers, which nelems 0 allows). */
 #include <string.h>
 
 #include "mp_check.h"
@@ -60,6 +60,14 @@ int main(void) {
     long block[256];
     for (int i = 0; i < 256; ++i) block[i] = -i;
     shmem_putmem_nbi(arr, block, 0, right); /* zero length: nothing moves */
+    /* NULL is legal where nothing moves (nelems 0): no error, and nothing changes */
+    shmem_putmem(NULL, NULL, 0, right);
+    shmem_long_put(arr, NULL, 0, right);
+    shmem_getmem(NULL, arr, 0, right);
+    shmem_long_get_nbi(NULL, NULL, 0, right);
+    shmem_long_iput(NULL, NULL, 1, 1, 0, right);
+    shmem_long_iget(NULL, NULL, 1, 1, 0, right);
+    shmem_quiet();
     shmem_barrier_all();
     for (int i = 0; i < 256; ++i) CHECK(arr[i] == left * 1000 + i, "put_nbi element %d = %ld", i, arr[i]);
     long gb[256];
