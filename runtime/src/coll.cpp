@@ -60,15 +60,24 @@ void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, co
     group_sync(t, call, CallArgs::bytes, bytes);
 }
 
-void collect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call) {
+std::size_t collect_sizes(kishmem_team* t, std::size_t bytes, std::size_t* total, const char* call) {
     const int n = t->size(), me = t->my_index;
     uint64_t mine = bytes;
     for (int i = 0; i < n; ++i) sync_put(t->members[i], size_slot(t, me, call), &mine, sizeof mine, call);
     quiet(0);
     group_sync(t, call);
-    std::size_t off = 0;
-    for (int i = 0; i < me; ++i) off += *size_slot(t, i, call);
-    for (int i = 0; i < n && bytes; ++i) put(0, at(dst, off), src, bytes, t->members[i], true);
+    std::size_t off = 0, sum = 0;
+    for (int i = 0; i < n; ++i) {
+        if (i == me) off = sum;
+        if (__builtin_add_overflow(sum, *size_slot(t, i, call), &sum))
+            fatal(call, "the members' nelems add up to more than 2^64 bytes");
+    }
+    *total = sum;
+    return off;
+}
+
+void collect_data(kishmem_team* t, void* dst, const void* src, std::size_t bytes, std::size_t off, const char* call) {
+    for (int i = 0; i < t->size() && bytes; ++i) put(0, at(dst, off), src, bytes, t->members[i], true);
     quiet(0);
     group_sync(t, call);
 }

@@ -42,38 +42,41 @@ int scan(const char* call, shmem_team_t team, T* dest, const T* src, std::size_t
     return 0;
 }
 
-inline int broadcast(const char* call, shmem_team_t team, void* dest, const void* src, std::size_t bytes, int root) {
-    kishmem_team* t = team_of(call, team);
+// The data-moving collectives take the group already checked (team_of for a team, set_of for an
+// active set), so that both forms check their buffers here, once.
+inline int broadcast(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t bytes, int root,
+                     bool root_gets_copy = true) {
     if (root < 0 || root >= t->size()) fail_pe(call, root, t->size());
-    check_buffers(call, dest, bytes, src, t->my_index == root ? bytes : 0);
-    rt::broadcast(t, dest, src, bytes, root, true, call);
+    const bool is_root = t->my_index == root;
+    check_buffers(call, dest, is_root && !root_gets_copy ? 0 : bytes, src, is_root ? bytes : 0);
+    rt::broadcast(t, dest, src, bytes, root, root_gets_copy, call);
     return 0;
 }
 
-inline int fcollect(const char* call, shmem_team_t team, void* dest, const void* src, std::size_t bytes) {
-    kishmem_team* t = team_of(call, team);
+inline int fcollect(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t bytes) {
     check_buffers(call, dest, bytes * t->size(), src, bytes);
     rt::fcollect(t, dest, src, bytes, call);
     return 0;
 }
 
-inline int collect(const char* call, shmem_team_t team, void* dest, const void* src, std::size_t bytes) {
-    kishmem_team* t = team_of(call, team);
+// dest's size is the sum of every member's nelems, known once the members have told theirs.
+inline int collect(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t bytes) {
     check_buffers(call, dest, 0, src, bytes);
-    rt::collect(t, dest, src, bytes, call);
+    std::size_t total = 0;
+    const std::size_t offset = rt::collect_sizes(t, bytes, &total, call);
+    check_buffers(call, dest, total, src, 0);
+    rt::collect_data(t, dest, src, bytes, offset, call);
     return 0;
 }
 
-inline int alltoall(const char* call, shmem_team_t team, void* dest, const void* src, std::size_t bytes) {
-    kishmem_team* t = team_of(call, team);
+inline int alltoall(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t bytes) {
     check_buffers(call, dest, bytes * t->size(), src, bytes * t->size());
     rt::alltoall(t, dest, src, bytes, call);
     return 0;
 }
 
-inline int alltoalls(const char* call, shmem_team_t team, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
+inline int alltoalls(const char* call, kishmem_team* t, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
                      std::size_t n, std::size_t elem) {
-    kishmem_team* t = team_of(call, team);
     if (dst < 1 || sst < 1) fail_arg(call, dst < 1 ? "stride dst" : "stride sst", dst < 1 ? dst : sst);
     std::size_t total = n * t->size();
     if (total) check_buffers(call, dest, ((total - 1) * dst + 1) * elem, src, ((total - 1) * sst + 1) * elem);
@@ -104,37 +107,53 @@ extern "C" {
 
 #define DEFINE_COLL(T, N)                                                                                         \
     int shmem_##N##_broadcast(shmem_team_t t, T* d, const T* s, size_t n, int root) {                            \
-        return broadcast("shmem_" #N "_broadcast", t, d, s, bytes_of("shmem_" #N "_broadcast", n, sizeof(T)), root);  \
+        const char* call = "shmem_" #N "_broadcast";                                                              \
+        return broadcast(call, team_of(call, t), d, s, bytes_of(call, n, sizeof(T)), root);                       \
     }                                                                                                             \
     int shmem_##N##_collect(shmem_team_t t, T* d, const T* s, size_t n) {                                        \
-        return collect("shmem_" #N "_collect", t, d, s, bytes_of("shmem_" #N "_collect", n, sizeof(T)));              \
+        const char* call = "shmem_" #N "_collect";                                                                \
+        return collect(call, team_of(call, t), d, s, bytes_of(call, n, sizeof(T)));                               \
     }                                                                                                             \
     int shmem_##N##_fcollect(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
-        return fcollect("shmem_" #N "_fcollect", t, d, s, bytes_of("shmem_" #N "_fcollect", n, sizeof(T)));           \
+        const char* call = "shmem_" #N "_fcollect";                                                               \
+        return fcollect(call, team_of(call, t), d, s, bytes_of(call, n, sizeof(T)));                              \
     }                                                                                                             \
     int shmem_##N##_alltoall(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
-        return alltoall("shmem_" #N "_alltoall", t, d, s, bytes_of("shmem_" #N "_alltoall", n, sizeof(T)));           \
+        const char* call = "shmem_" #N "_alltoall";                                                               \
+        return alltoall(call, team_of(call, t), d, s, bytes_of(call, n, sizeof(T)));                              \
     }                                                                                                             \
     K_ALIAS(int, N##_broadcast, shmem_team_t, T*, const T*, size_t, int)                                          \
     K_ALIAS(int, N##_fcollect, shmem_team_t, T*, const T*, size_t)                                                \
     K_ALIAS(int, N##_alltoall, shmem_team_t, T*, const T*, size_t)                                                \
     K_ALIAS(int, N##_alltoalls, shmem_team_t, T*, const T*, ptrdiff_t, ptrdiff_t, size_t)                         \
     int shmem_##N##_alltoalls(shmem_team_t t, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {        \
-        return alltoalls("shmem_" #N "_alltoalls", t, d, s, dst, sst, n, sizeof(T));                              \
+        const char* call = "shmem_" #N "_alltoalls";                                                              \
+        return alltoalls(call, team_of(call, t), d, s, dst, sst, n, sizeof(T));                                   \
     }
 KISHMEM_RMA_TYPES(DEFINE_COLL)
 
 int shmem_broadcastmem(shmem_team_t t, void* d, const void* s, size_t n, int root) {
-    return broadcast("shmem_broadcastmem", t, d, s, n, root);
+    const char* call = "shmem_broadcastmem";
+    return broadcast(call, team_of(call, t), d, s, n, root);
 }
-int shmem_collectmem(shmem_team_t t, void* d, const void* s, size_t n) { return collect("shmem_collectmem", t, d, s, n); }
-int shmem_fcollectmem(shmem_team_t t, void* d, const void* s, size_t n) { return fcollect("shmem_fcollectmem", t, d, s, n); }
-int shmem_alltoallmem(shmem_team_t t, void* d, const void* s, size_t n) { return alltoall("shmem_alltoallmem", t, d, s, n); }
+int shmem_collectmem(shmem_team_t t, void* d, const void* s, size_t n) {
+    const char* call = "shmem_collectmem";
+    return collect(call, team_of(call, t), d, s, n);
+}
+int shmem_fcollectmem(shmem_team_t t, void* d, const void* s, size_t n) {
+    const char* call = "shmem_fcollectmem";
+    return fcollect(call, team_of(call, t), d, s, n);
+}
+int shmem_alltoallmem(shmem_team_t t, void* d, const void* s, size_t n) {
+    const char* call = "shmem_alltoallmem";
+    return alltoall(call, team_of(call, t), d, s, n);
+}
 K_ALIAS(int, broadcastmem, shmem_team_t, void*, const void*, size_t, int)
 K_ALIAS(int, fcollectmem, shmem_team_t, void*, const void*, size_t)
 K_ALIAS(int, alltoallmem, shmem_team_t, void*, const void*, size_t)
 int shmem_alltoallsmem(shmem_team_t t, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {
-    return alltoalls("shmem_alltoallsmem", t, d, s, dst, sst, n, 1);
+    const char* call = "shmem_alltoallsmem";
+    return alltoalls(call, team_of(call, t), d, s, dst, sst, n, 1);
 }
 K_ALIAS(int, alltoallsmem, shmem_team_t, void*, const void*, ptrdiff_t, ptrdiff_t, size_t)
 
@@ -187,26 +206,24 @@ void shmem_sync(int start, int ls, int size, long* psync) {
 #define DEFINE_COLL_AS(B)                                                                                         \
     void shmem_broadcast##B(void* d, const void* s, size_t n, int root, int start, int ls, int size, long* ps) {  \
         const char* call = "shmem_broadcast" #B;                                                                  \
-        kishmem_team* t = set_of(call, start, ls, size, ps);                                                      \
-        if (root < 0 || root >= size) fail_pe(call, root, size);                                                  \
-        rt::broadcast(t, d, s, n * (B / 8), root, false, call);                                                   \
+        broadcast(call, set_of(call, start, ls, size, ps), d, s, bytes_of(call, n, B / 8), root, false);          \
     }                                                                                                             \
     void shmem_collect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {              \
         const char* call = "shmem_collect" #B;                                                                    \
-        rt::collect(set_of(call, start, ls, size, ps), d, s, n * (B / 8), call);                                  \
+        collect(call, set_of(call, start, ls, size, ps), d, s, bytes_of(call, n, B / 8));                         \
     }                                                                                                             \
     void shmem_fcollect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {             \
         const char* call = "shmem_fcollect" #B;                                                                   \
-        rt::fcollect(set_of(call, start, ls, size, ps), d, s, n * (B / 8), call);                                 \
+        fcollect(call, set_of(call, start, ls, size, ps), d, s, bytes_of(call, n, B / 8));                        \
     }                                                                                                             \
     void shmem_alltoall##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {             \
         const char* call = "shmem_alltoall" #B;                                                                   \
-        rt::alltoall(set_of(call, start, ls, size, ps), d, s, n * (B / 8), call);                                 \
+        alltoall(call, set_of(call, start, ls, size, ps), d, s, bytes_of(call, n, B / 8));                        \
     }                                                                                                             \
     void shmem_alltoalls##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int start, int ls,    \
                             int size, long* ps) {                                                                 \
         const char* call = "shmem_alltoalls" #B;                                                                  \
-        rt::alltoalls(set_of(call, start, ls, size, ps), d, s, dst, sst, n, B / 8, call);                         \
+        alltoalls(call, set_of(call, start, ls, size, ps), d, s, dst, sst, n, B / 8);                             \
     }
 DEFINE_COLL_AS(32)
 DEFINE_COLL_AS(64)

@@ -100,6 +100,32 @@ int main(int argc, char **argv) {
         shmem_team_t t;
         shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &t);
     }
+    /* Collective buffers that are not symmetric (the stack), in both the active-set and the
+       team forms; collect's dest size is the sum of every PE's nelems */
+    if (!strcmp(what, "broadcast64_dest")) {
+        long stack[4];
+        shmem_broadcast64(stack, sym, 4, 0, 0, 0, npes, psync);
+    }
+    if (!strcmp(what, "fcollect64_source")) {
+        long stack[4] = {0};
+        shmem_fcollect64(sym, stack, 2, 0, 0, npes, psync);
+    }
+    if (!strcmp(what, "collect64_dest")) {
+        long stack[8];
+        shmem_collect64(stack, sym, (size_t)me + 1, 0, 0, npes, psync);
+    }
+    if (!strcmp(what, "alltoall64_dest")) {
+        long stack[8];
+        shmem_alltoall64(stack, sym, 1, 0, 0, npes, psync);
+    }
+    if (!strcmp(what, "collectmem_dest")) {
+        char stack[64];
+        shmem_collectmem(SHMEM_TEAM_WORLD, stack, sym, 8 * ((size_t)me + 1));
+    }
+    if (!strcmp(what, "alltoallmem_source")) {
+        char stack[64] = {0};
+        shmem_alltoallmem(SHMEM_TEAM_WORLD, sym, stack, 8);
+    }
     if (!strcmp(what, "fcollect_mismatch")) /* fcollect needs the same nelems everywhere */
         shmem_int_fcollect(SHMEM_TEAM_WORLD, isym, isym + 32, (size_t)me + 1);
     if (!strcmp(what, "reduce_mismatch"))

@@ -127,7 +127,12 @@ void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::
 void broadcast(kishmem_team* t, void* dst, const void* src, std::size_t bytes, int root, bool root_gets_copy,
                const char* call);
 void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call);
-void collect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call);
+// collect in two steps, so that the caller can check dest against the total: every member
+// tells its size (collect_sizes gives this PE's offset into dest and the total), then the data
+// moves.
+std::size_t collect_sizes(kishmem_team* t, std::size_t bytes, std::size_t* total, const char* call);
+void collect_data(kishmem_team* t, void* dst, const void* src, std::size_t bytes, std::size_t offset,
+                  const char* call);
 void alltoall(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call);
 void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
                std::size_t nelems, std::size_t elem, const char* call);
