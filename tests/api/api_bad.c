@@ -180,6 +180,10 @@ int main(int argc, char **argv) {
         shmem_barrier_all();
         if (me == 1) shmem_clear_lock(sym + 40);
     }
+    if (!strcmp(what, "set_twice") && me == 0) { /* a PE may hold a lock once */
+        shmem_set_lock(sym + 40);
+        shmem_set_lock(sym + 40);
+    }
     if (!strcmp(what, "clear_free") && me == npes - 1) /* a lock nobody holds */
         shmem_clear_lock(sym + 40);
     if (!strcmp(what, "signal_op") && me == 0) /* neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD */
