@@ -99,6 +99,18 @@ inline Target target_sym(const char* call, shmem_ctx_t ctx, int pe, const char* 
     return t;
 }
 
+// A transfer of `bytes` bytes between the symmetric `sym` on `pe` and this PE's `local` buffer,
+// both checked in one branch when data moves (zero-length transfers may pass NULL for either).
+inline Target target_xfer(const char* call, shmem_ctx_t ctx, int pe, const char* sym_what, const void* sym,
+                          const char* local_what, const void* local, std::size_t bytes) {
+    Target t = target(call, ctx, pe);
+    if (g_check && bytes) {
+        if (__builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, sym_what, sym, bytes);
+        if (__builtin_expect(local == nullptr, 0)) fail_null(call, local_what);
+    }
+    return t;
+}
+
 // An atomic on `width` bytes at `sym`: also naturally aligned (a load/store peer would tear it).
 inline Target target_amo(const char* call, shmem_ctx_t ctx, int pe, const char* what, const void* sym,
                          std::size_t width) {

@@ -6,16 +6,14 @@ namespace kishmem::api {
 
 inline void put_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
                       bool nbi) {
-    Target t = target_sym(call, ctx, pe, "dest", dest, bytes);
-    check_local(call, "source", src, bytes);
+    Target t = target_xfer(call, ctx, pe, "dest", dest, "source", src, bytes);
     ApiCallScope scope(call, ApiArgs::dest, dest, bytes, pe);
     rt::put(t.chan, dest, src, bytes, t.pe, nbi);
 }
 
 inline void get_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
                       bool nbi) {
-    Target t = target_sym(call, ctx, pe, "source", src, bytes);
-    check_local(call, "dest", dest, bytes);
+    Target t = target_xfer(call, ctx, pe, "source", src, "dest", dest, bytes);
     ApiCallScope scope(call, ApiArgs::source, src, bytes, pe);
     rt::get(t.chan, dest, src, bytes, t.pe, nbi);
 }
@@ -41,8 +39,8 @@ inline void strided(const char* call, shmem_ctx_t ctx, bool is_put, void* dest, 
         __builtin_add_overflow(span, bsize, &span))
         fail_overflow(call, nblocks, elem * static_cast<std::size_t>(is_put ? dst : sst));
     span = bytes_of(call, span, elem);
-    Target t = target_sym(call, ctx, pe, is_put ? "dest" : "source", sym, span);
-    check_local(call, is_put ? "source" : "dest", is_put ? src : dest, span);
+    Target t = target_xfer(call, ctx, pe, is_put ? "dest" : "source", sym, is_put ? "source" : "dest",
+                           is_put ? src : dest, span);
     ApiCallScope scope(call, is_put ? ApiArgs::dest : ApiArgs::source, sym, span, pe);
     if (is_put) rt::iput(t.chan, dest, src, dst, sst, bsize, nblocks, elem, t.pe);
     else rt::iget(t.chan, dest, src, dst, sst, bsize, nblocks, elem, t.pe);
@@ -50,8 +48,7 @@ inline void strided(const char* call, shmem_ctx_t ctx, bool is_put, void* dest, 
 
 inline void put_signal(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, uint64_t* sig,
                        uint64_t value, int sig_op, int pe, bool nbi) {
-    Target t = target_sym(call, ctx, pe, "dest", dest, bytes);
-    check_local(call, "source", src, bytes);
+    Target t = target_xfer(call, ctx, pe, "dest", dest, "source", src, bytes);
     if (g_check && !rt::is_symmetric(sig, sizeof *sig)) fail_sym(call, "sig_addr", sig, sizeof *sig);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD) fail_arg(call, "sig_op", sig_op);
     ApiCallScope scope(call, ApiArgs::signal, dest, bytes, pe, value);
