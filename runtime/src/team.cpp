@@ -132,10 +132,14 @@ namespace kishmem::rt {
 
 kishmem_team* team_world() { return &kishmem_team_world_obj; }
 kishmem_team* team_shared() { return &kishmem_team_shared_obj; }
-bool team_known(const kishmem_team* t) {
+// team_valid / ctx_valid are on the path of every call with a team or a context other than the
+// default one: the lookups are inline here, not calls to team_known / ctx_known.
+static inline bool is_team(const kishmem_team* t) {
     return t == &kishmem_team_world_obj || t == &kishmem_team_shared_obj || g_teams.owns(t);
 }
-bool team_valid(const kishmem_team* t) { return team_known(t) && t->live; }
+static inline bool is_ctx(const kishmem_ctx* c) { return c == &kishmem_ctx_default_obj || g_ctxs.owns(c); }
+bool team_known(const kishmem_team* t) { return is_team(t); }
+bool team_valid(const kishmem_team* t) { return is_team(t) && t->live; }
 
 kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, int num_contexts, const char* call) {
     State& s = state();
@@ -220,8 +224,8 @@ void ctx_destroy(kishmem_ctx* c) {
     g_ctxs.put(c);
 }
 
-bool ctx_known(const kishmem_ctx* c) { return c == &kishmem_ctx_default_obj || g_ctxs.owns(c); }
+bool ctx_known(const kishmem_ctx* c) { return is_ctx(c); }
 // A known context's team is a known team (ctx_create takes only valid ones).
-bool ctx_valid(const kishmem_ctx* c) { return ctx_known(c) && c->live && c->team->live; }
+bool ctx_valid(const kishmem_ctx* c) { return is_ctx(c) && c->live && c->team->live; }
 
 }  // namespace kishmem::rt
