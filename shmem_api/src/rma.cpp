@@ -7,6 +7,7 @@ namespace kishmem::api {
 inline void put_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
                       bool nbi) {
     Target t = target_xfer(call, ctx, pe, "dest", dest, "source", src, bytes);
+    if (bytes == 0) return;  // nothing moves (and the buffers may be NULL)
     ApiCallScope scope(call, ApiArgs::dest, dest, bytes, pe);
     rt::put(t.chan, dest, src, bytes, t.pe, nbi);
 }
@@ -14,6 +15,7 @@ inline void put_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void*
 inline void get_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
                       bool nbi) {
     Target t = target_xfer(call, ctx, pe, "source", src, "dest", dest, bytes);
+    if (bytes == 0) return;  // nothing moves (and the buffers may be NULL)
     ApiCallScope scope(call, ApiArgs::source, src, bytes, pe);
     rt::get(t.chan, dest, src, bytes, t.pe, nbi);
 }
