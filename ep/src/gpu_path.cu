@@ -15,6 +15,11 @@
 namespace kishmem::ep {
 namespace {
 
+// Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).
+const kishmem::device::PreloadKernels g_preload(gpu::dispatch_send<int64_t>, gpu::dispatch_send<int32_t>,
+                                                gpu::dispatch_recv, gpu::combine_send, gpu::combine_recv,
+                                                gpu::combine_all);
+
 int launched(Buffer& b, const char* call) {
     const cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) return kOk;

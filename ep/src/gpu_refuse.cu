@@ -36,6 +36,9 @@ __global__ void acknowledge(Layout l, char* base) {
     gpu::wait_read_acknowledged(l, base, View{base}.local(l)->round);
 }
 
+// Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).
+const kishmem::device::PreloadKernels g_preload(refuse_combine, acknowledge);
+
 }  // namespace
 
 int GpuPath::combine_bad_input(Buffer& b, cudaStream_t s) {

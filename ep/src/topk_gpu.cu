@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "internal.h"
+#include "kishmem/device/state.h"
 #include "topk_row.h"
 
 namespace kishmem::ep {
@@ -15,6 +16,8 @@ __global__ void select_topk_kernel(const float* s, int T, int E, int K, int max_
         select_row(s + static_cast<size_t>(t) * E, E, K, max_nodes, epn, idx + static_cast<size_t>(t) * K,
                    w ? w + static_cast<size_t>(t) * K : nullptr);
 }
+// Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).
+const kishmem::device::PreloadKernels g_preload(select_topk_kernel);
 }  // namespace
 
 int select_topk_gpu(cudaStream_t stream, const float* scores, int T, int E, int K, int max_nodes, int epn, int32_t* idx,

@@ -16,15 +16,36 @@ std::vector<kishmem_device_state_fill_fn>& fills() {
     static std::vector<kishmem_device_state_fill_fn> v;
     return v;
 }
+std::vector<const void*>& kernels() {
+    static std::vector<const void*> v;
+    return v;
+}
 device::State g_published{};
 bool g_have = false;
+
+#if KISHMEM_HAVE_CUDA
+// Loads a registered kernel now (kishmem_register_kernels): extracting its attributes loads it.
+void preload(const void* kernel) {
+    cudaFuncAttributes a{};
+    if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess)
+        warn("shmem_init", "cannot load one of the library's kernels ahead of its launch: %s",
+             cudaGetErrorString(cudaGetLastError()));
+}
+#endif
 }  // namespace
 
 void publish_device_state(const device::State& st) {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_published = st;
+    const bool first = !g_have;
     g_have = true;
     for (auto fn : fills()) fn(&g_published);
+#if KISHMEM_HAVE_CUDA
+    if (first)
+        for (const void* k : kernels()) preload(k);
+#else
+    (void)first;
+#endif
 }
 
 // A team's members as kernels see them (slot `slot` of the device state), and republish.  No
@@ -75,4 +96,17 @@ extern "C" __attribute__((visibility("default"))) void kishmem_register_device_s
     std::lock_guard<std::mutex> lock(g_mutex);
     fills().push_back(fill);
     if (g_have) fill(&g_published);  // a module loaded after shmem_init
+}
+
+// Called by the static initializers of the library's CUDA translation units (stream_ops.cu,
+// kishmem::ep's): exported by libkishmem (shmem_api/kishmem.map).
+extern "C" __attribute__((visibility("default"))) void kishmem_register_kernels(const void* const* list, int count) {
+    using namespace kishmem;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (int i = 0; i < count; ++i) {
+        kernels().push_back(list[i]);
+#if KISHMEM_HAVE_CUDA
+        if (g_have) preload(list[i]);
+#endif
+    }
 }

@@ -1,6 +1,7 @@
 // See init_heaps.h.  The symmetric regions of shmem_init and the device paths.
 #include "init_heaps.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -266,6 +267,26 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
 #endif
 }
 
+#if KISHMEM_HAVE_CUDA
+// Under CUDA's lazy loading (its default since 12.2), the first launch of a kernel waits, holding
+// the context's lock, until every kernel of the process has ended; a host thread of the library
+// that kernels wait for (the software NIC, the CPU proxy, the active-message service applying
+// other hosts' operations to this GPU heap) makes CUDA calls, which then wait for that lock: a
+// deadlock. The library loads its own kernels at init; the application's are its own to load
+// (or CUDA_MODULE_LOADING=EAGER). Said once, by PE 0, where such a thread runs and the choice
+// was left to CUDA (an explicit LAZY is taken as meant).
+static void warn_lazy_loading(bool backend_thread, bool am_thread) {
+    const char* mode = std::getenv("CUDA_MODULE_LOADING");
+    if (state().pe != 0 || !(backend_thread || am_thread) || (mode && std::strcmp(mode, "DEFAULT") != 0 && *mode))
+        return;
+    warn("shmem_init", "kernels here wait for a host thread of kishmem (%s) that makes CUDA calls, and CUDA loads "
+         "kernels lazily: the first launch of an application kernel while another kernel waits for that thread "
+         "deadlocks; set CUDA_MODULE_LOADING=EAGER, or launch (or cudaFuncGetAttributes) each kernel once before "
+         "kernels communicate",
+         backend_thread ? "the software NIC or the CPU proxy" : "the active-message service");
+}
+#endif
+
 void start_device_paths(const routes::Routes& routes, const DeviceHeapMap& map) {
 #if KISHMEM_HAVE_CUDA
     State& s = state();
@@ -301,7 +322,8 @@ void start_device_paths(const routes::Routes& routes, const DeviceHeapMap& map) 
             fatal("shmem_init", "KISHMEM_REMOTE=%s: %s", routes::name(routes.backend),
                   s.device_backend ? why.c_str() : "no such device backend in this build");
     }
-    publish_device_state(st);
+    publish_device_state(st);  // also loads the library's kernels (kishmem_register_kernels)
+    warn_lazy_loading(routes.backend != routes::DeviceBackendKind::none, s.am != nullptr);
 #else
     (void)routes, (void)map;
 #endif

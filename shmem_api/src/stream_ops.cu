@@ -18,6 +18,10 @@ __global__ void k_quiet() { shmem_quiet(); }
 __global__ void k_barrier() { shmemx_barrier_all_block(); }
 __global__ void k_signal_wait(uint64_t* sig, int cmp, uint64_t v) { shmem_signal_wait_until(sig, cmp, v); }
 
+// Loaded at init: the first launch of k_signal_wait behind a k_put_signal that waits for the
+// software NIC deadlocked under lazy loading (kishmem/device/state.h).
+const kishmem::device::PreloadKernels g_preload(k_put, k_put_signal, k_quiet, k_barrier, k_signal_wait);
+
 int launched(const char* call, cudaError_t e) {
     if (e == cudaSuccess) return 0;
     kishmem::warn(call, "kernel launch failed: %s", cudaGetErrorString(e));

@@ -25,7 +25,7 @@ cd "$ROOT"
 PASS=$ROOT/gpu-pass
 ALL_STAGES=(tests progress ep hosts bench sanitize)
 # Each stage's most (seconds); the pass as a whole keeps well within 12 minutes when stages pass.
-declare -A BUDGET=([build]=130 [tests]=170 [progress]=120 [ep]=90 [hosts]=90 [bench]=60 [sanitize]=60)
+declare -A BUDGET=([build]=100 [tests]=130 [progress]=100 [ep]=80 [hosts]=190 [bench]=60 [sanitize]=60)
 
 now() { date -u '+%H:%M:%S'; }
 

@@ -11,6 +11,7 @@
 
 #include "device_heap.h"
 #include "kishmem/device/amo_code.h"
+#include "kishmem/device/state.h"
 #include "kishmem/vocab.h"
 
 namespace kishmem {
@@ -24,6 +25,9 @@ __global__ void amo_kernel(void* addr, AmoOp op, unsigned width, unsigned long l
     else
         *out = device::amo_word<unsigned long long>(static_cast<unsigned long long*>(addr), op, v, c);
 }
+
+// Loaded at init, not at the first host atomic behind a kernel that waits (kishmem/device/state.h).
+const device::PreloadKernels g_preload(amo_kernel);
 
 // One host thread's stream and result slot on one GPU.
 struct ThreadSlot {

@@ -74,4 +74,23 @@ extern "C" {
 // __constant__ object.  The runtime calls every registered one at init.
 typedef void (*kishmem_device_state_fill_fn)(const kishmem::device::State* state);
 void kishmem_register_device_state(kishmem_device_state_fill_fn fill);
+// Kernels of the library's own translation units (stream-ordered calls, kishmem::ep) that the
+// runtime loads at init (cudaFuncGetAttributes), not at their first launch: under CUDA's lazy
+// loading, a first launch waits, holding the context's lock, for every running kernel to end,
+// and a kernel that waits for a host thread of the library (the software NIC, the CPU proxy, the
+// active-message service: each makes CUDA calls) never ends.  Registered ones loaded after init
+// are loaded at once.
+void kishmem_register_kernels(const void* const* kernels, int count);
 }
+
+namespace kishmem::device {
+// A translation unit's registration of its kernels, as a static object:
+//   const kishmem::device::PreloadKernels g_preload(k_one, k_two<int>);
+struct PreloadKernels {
+    template <class... Kernel>
+    explicit PreloadKernels(Kernel*... k) {
+        const void* list[] = {reinterpret_cast<const void*>(k)...};
+        kishmem_register_kernels(list, static_cast<int>(sizeof...(Kernel)));
+    }
+};
+}  // namespace kishmem::device
