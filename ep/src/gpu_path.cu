@@ -16,9 +16,9 @@ namespace kishmem::ep {
 namespace {
 
 // Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).
-const kishmem::device::PreloadKernels g_preload(gpu::dispatch_send<int64_t>, gpu::dispatch_send<int32_t>,
-                                                gpu::dispatch_recv, gpu::combine_send, gpu::combine_recv,
-                                                gpu::combine_all);
+const kishmem::device::PreloadKernels<gpu::dispatch_send<int64_t>, gpu::dispatch_send<int32_t>, gpu::dispatch_recv,
+                                      gpu::combine_send, gpu::combine_recv, gpu::combine_all>
+    g_preload;
 
 int launched(Buffer& b, const char* call) {
     const cudaError_t e = cudaGetLastError();

@@ -37,7 +37,7 @@ __global__ void acknowledge(Layout l, char* base) {
 }
 
 // Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).
-const kishmem::device::PreloadKernels g_preload(refuse_combine, acknowledge);
+const kishmem::device::PreloadKernels<refuse_combine, acknowledge> g_preload;
 
 }  // namespace
 

@@ -17,7 +17,7 @@ __global__ void select_topk_kernel(const float* s, int T, int E, int K, int max_
                    w ? w + static_cast<size_t>(t) * K : nullptr);
 }
 // Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).
-const kishmem::device::PreloadKernels g_preload(select_topk_kernel);
+const kishmem::device::PreloadKernels<select_topk_kernel> g_preload;
 }  // namespace
 
 int select_topk_gpu(cudaStream_t stream, const float* scores, int T, int E, int K, int max_nodes, int epn, int32_t* idx,

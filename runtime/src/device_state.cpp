@@ -16,22 +16,17 @@ std::vector<kishmem_device_state_fill_fn>& fills() {
     static std::vector<kishmem_device_state_fill_fn> v;
     return v;
 }
-std::vector<const void*>& kernels() {
-    static std::vector<const void*> v;
+std::vector<kishmem_kernel_loader_fn>& loaders() {
+    static std::vector<kishmem_kernel_loader_fn> v;
     return v;
 }
 device::State g_published{};
 bool g_have = false;
 
-#if KISHMEM_HAVE_CUDA
-// Loads a registered kernel now (kishmem_register_kernels): extracting its attributes loads it.
-void preload(const void* kernel) {
-    cudaFuncAttributes a{};
-    if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess)
-        warn("shmem_init", "cannot load one of the library's kernels ahead of its launch: %s",
-             cudaGetErrorString(cudaGetLastError()));
+// Runs a translation unit's loader (kishmem_register_kernels).
+void preload(kishmem_kernel_loader_fn load) {
+    if (const char* why = load()) warn("shmem_init", "cannot load the library's kernels ahead of their launch: %s", why);
 }
-#endif
 }  // namespace
 
 void publish_device_state(const device::State& st) {
@@ -40,12 +35,8 @@ void publish_device_state(const device::State& st) {
     const bool first = !g_have;
     g_have = true;
     for (auto fn : fills()) fn(&g_published);
-#if KISHMEM_HAVE_CUDA
     if (first)
-        for (const void* k : kernels()) preload(k);
-#else
-    (void)first;
-#endif
+        for (auto load : loaders()) preload(load);
 }
 
 // A team's members as kernels see them (slot `slot` of the device state), and republish.  No
@@ -100,13 +91,9 @@ extern "C" __attribute__((visibility("default"))) void kishmem_register_device_s
 
 // Called by the static initializers of the library's CUDA translation units (stream_ops.cu,
 // kishmem::ep's): exported by libkishmem (shmem_api/kishmem.map).
-extern "C" __attribute__((visibility("default"))) void kishmem_register_kernels(const void* const* list, int count) {
+extern "C" __attribute__((visibility("default"))) void kishmem_register_kernels(kishmem_kernel_loader_fn load) {
     using namespace kishmem;
     std::lock_guard<std::mutex> lock(g_mutex);
-    for (int i = 0; i < count; ++i) {
-        kernels().push_back(list[i]);
-#if KISHMEM_HAVE_CUDA
-        if (g_have) preload(list[i]);
-#endif
-    }
+    loaders().push_back(load);
+    if (g_have) preload(load);
 }

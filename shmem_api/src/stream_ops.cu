@@ -20,7 +20,7 @@ __global__ void k_signal_wait(uint64_t* sig, int cmp, uint64_t v) { shmem_signal
 
 // Loaded at init: the first launch of k_signal_wait behind a k_put_signal that waits for the
 // software NIC deadlocked under lazy loading (kishmem/device/state.h).
-const kishmem::device::PreloadKernels g_preload(k_put, k_put_signal, k_quiet, k_barrier, k_signal_wait);
+const kishmem::device::PreloadKernels<k_put, k_put_signal, k_quiet, k_barrier, k_signal_wait> g_preload;
 
 int launched(const char* call, cudaError_t e) {
     if (e == cudaSuccess) return 0;

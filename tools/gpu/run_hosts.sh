@@ -94,6 +94,16 @@ note() {  # NAME STATUS(0 pass) DETAIL
 # gets SIGTERM (mpirun passes it on), then SIGKILL 5 s later; its log ends with the wait
 # messages of the hung PEs (KISHMEM_HANG_WARN).  After a failed job on the GPU, MPS restarts.
 BUDGET=${HOSTS_BUDGET_S:-330} START=$SECONDS
+# HOSTS_STACKS_AFTER=SECONDS: a job still running then gets every thread's stack of each of its
+# PEs written to $RES/NAME.stacks.PID (cuda-gdb attaches; it also debugs host code).
+dump_stacks() {
+  local pid
+  command -v cuda-gdb >/dev/null || { echo "run_hosts: no cuda-gdb: no stacks" >&2; return 0; }
+  for pid in $(pgrep -f "^$BUILD/"); do
+    timeout -k 5 60 cuda-gdb -q -p "$pid" -batch -ex "info threads" -ex "thread apply all bt 40" \
+      > "$RES/$1.stacks.$pid" 2>&1
+  done
+}
 run() {
   local name=$1 limit=$2 pass=$3; shift 3
   local log=$RES/$name.log rc left=$(( BUDGET - (SECONDS - START) ))
@@ -104,7 +114,10 @@ run() {
   fi
   (( limit > left )) && limit=$left
   echo "== $name (limit ${limit} s, ${left} s of the budget left)"
-  timeout -k 5 "$limit" bash -c "$(declare -f hosts_mpirun); T='$T'; hosts_mpirun \"\$@\"" _ "$@" > "$log" 2>&1
+  timeout -k 5 "$limit" bash -c "$(declare -f hosts_mpirun); T='$T'; hosts_mpirun \"\$@\"" _ "$@" > "$log" 2>&1 &
+  local job=$!
+  [[ -n ${HOSTS_STACKS_AFTER:-} ]] && { sleep "$HOSTS_STACKS_AFTER"; kill -0 "$job" 2>/dev/null && dump_stacks "$name"; }
+  wait "$job"
   rc=$?
   (( rc == 124 || rc == 137 )) && echo "run_hosts: killed after ${limit} s (job limit)" >> "$log"
   if (( rc != 0 )); then note "$name" 1 "exit $rc: $(grep -m1 -E 'FAIL|error|abort|waiting|giving up|killed' "$log" | cut -c1-150)"

@@ -27,7 +27,7 @@ __global__ void amo_kernel(void* addr, AmoOp op, unsigned width, unsigned long l
 }
 
 // Loaded at init, not at the first host atomic behind a kernel that waits (kishmem/device/state.h).
-const device::PreloadKernels g_preload(amo_kernel);
+const device::PreloadKernels<amo_kernel> g_preload;
 
 // One host thread's stream and result slot on one GPU.
 struct ThreadSlot {

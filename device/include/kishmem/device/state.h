@@ -75,22 +75,31 @@ extern "C" {
 typedef void (*kishmem_device_state_fill_fn)(const kishmem::device::State* state);
 void kishmem_register_device_state(kishmem_device_state_fill_fn fill);
 // Kernels of the library's own translation units (stream-ordered calls, kishmem::ep) that the
-// runtime loads at init (cudaFuncGetAttributes), not at their first launch: under CUDA's lazy
-// loading, a first launch waits, holding the context's lock, for every running kernel to end,
-// and a kernel that waits for a host thread of the library (the software NIC, the CPU proxy, the
-// active-message service: each makes CUDA calls) never ends.  Registered ones loaded after init
-// are loaded at once.
-void kishmem_register_kernels(const void* const* kernels, int count);
+// runtime loads at init, not at their first launch: under CUDA's lazy loading, a first launch
+// waits, holding the context's lock, for every running kernel to end, and a kernel that waits
+// for a host thread of the library (the software NIC, the CPU proxy, the active-message
+// service: each makes CUDA calls) never ends.  A translation unit registers a function that
+// loads its kernels (through its own library's CUDA runtime: each shared library links its
+// own) and returns NULL, or what failed; one registered after init runs at once.
+typedef const char* (*kishmem_kernel_loader_fn)(void);
+void kishmem_register_kernels(kishmem_kernel_loader_fn load);
 }
 
+#ifdef __CUDACC__
 namespace kishmem::device {
 // A translation unit's registration of its kernels, as a static object:
-//   const kishmem::device::PreloadKernels g_preload(k_one, k_two<int>);
+//   const kishmem::device::PreloadKernels<k_one, k_two<int>> g_preload;
+template <auto... Kernel>
 struct PreloadKernels {
-    template <class... Kernel>
-    explicit PreloadKernels(Kernel*... k) {
-        const void* list[] = {reinterpret_cast<const void*>(k)...};
-        kishmem_register_kernels(list, static_cast<int>(sizeof...(Kernel)));
+    PreloadKernels() { kishmem_register_kernels(&load); }
+    static const char* load() {
+        const void* list[] = {reinterpret_cast<const void*>(Kernel)...};
+        for (const void* k : list) {
+            cudaFuncAttributes a{};
+            if (cudaFuncGetAttributes(&a, k) != cudaSuccess) return cudaGetErrorString(cudaGetLastError());
+        }
+        return nullptr;
     }
 };
 }  // namespace kishmem::device
+#endif
