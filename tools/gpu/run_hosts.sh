@@ -101,8 +101,9 @@ dump_stacks() {
   command -v cuda-gdb >/dev/null || { echo "run_hosts: no cuda-gdb: no stacks" >&2; return 0; }
   for pid in $(pgrep -f "^$BUILD/"); do
     timeout -k 5 60 cuda-gdb -q -p "$pid" -batch -ex "info threads" -ex "thread apply all bt 40" \
-      > "$RES/$1.stacks.$pid" 2>&1
+      > "$RES/$1.stacks.$pid" 2>&1 &
   done
+  wait
 }
 run() {
   local name=$1 limit=$2 pass=$3; shift 3
