@@ -261,9 +261,11 @@ KISHMEM_SYNC_TYPES(KISHMEM_DECL_SYNC)
 #define KISHMEM_DECL_DEPR_WAIT(T, N)                                                              \
     void KISHMEM_NAME(N##_wait)(T *ivar, T cmp_value);
 KISHMEM_DEPR_WAIT_TYPES(KISHMEM_DECL_DEPR_WAIT)
-/* The untyped (long) deprecated forms: C11 has generic selections and C++ overloads of these
- * names instead (kishmem/shmem_generic.h); the pshmem_ names are always declared. */
-#if defined(KISHMEM_DECL_PSHMEM) || (!defined(__cplusplus) && !(defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L))
+/* The untyped (long) deprecated forms, functions in C (C11 too: a call goes through the generic
+ * selection of kishmem/shmem_generic.h, defined after this, which picks the long form for a long
+ * pointer; `(shmem_wait_until)(...)` and `&shmem_wait_until` name the function).  C++ has
+ * overloads of these names instead; the pshmem_ names are always declared. */
+#if defined(KISHMEM_DECL_PSHMEM) || !defined(__cplusplus)
 void KISHMEM_NAME(wait)(long *ivar, long cmp_value);
 void KISHMEM_NAME(wait_until)(long *ivar, int cmp, long cmp_value);
 #endif
