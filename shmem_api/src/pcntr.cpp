@@ -6,9 +6,9 @@ using namespace kishmem::api;
 
 namespace {
 // The context whose counts are asked for, and the result pointer, both checked.
-kishmem_ctx* counted(const char* call, shmem_ctx_t ctx, const void* out) {
+kishmem_ctx* counted(const char* call, shmem_ctx_t ctx, const void* out, const char* what = "cntr_value") {
     if (!ctx_given(call, ctx)) fail_ctx(call, ctx);
-    if (!out) fail_null(call, "cntr_value");
+    if (!out) fatal(call, "%s is NULL: pass the address to write the count(s) to", what);
     return ctx;
 }
 uint64_t load(const kishmem_ctx* c, rt::OpCount k) { return __atomic_load_n(&c->counts[k], __ATOMIC_ACQUIRE); }
@@ -36,7 +36,7 @@ void shmemx_pcntr_get_completed_target(uint64_t* v) {
     *v = rt::target_count();
 }
 void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t* p) {
-    const kishmem_ctx* c = counted("shmemx_pcntr_get_all", ctx, p);
+    const kishmem_ctx* c = counted("shmemx_pcntr_get_all", ctx, p, "pcntr");
     // Completed before issued: a count read later is never below one read earlier.
     p->completed_put = writes_done(c);
     p->completed_get = reads_done(c);
