@@ -9,6 +9,8 @@
 set -uo pipefail
 launcher=$1 bin=$2 work=$3 source=$4 have_ucx=$5
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=launchers.sh
+source "$(dirname "$0")/launchers.sh"
 rm -rf "$work"
 mkdir -p "$work"
 unset KISHMEM_LAUNCHER SLURM_JOB_ID SLURM_JOBID
@@ -16,19 +18,11 @@ unset KISHMEM_LAUNCHER SLURM_JOB_ID SLURM_JOBID
 
 case $launcher in
   mpirun)
-    command -v mpirun >/dev/null || fail "mpirun not found (install openmpi-bin)"
-    export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
-    export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
-    export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
-    export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp}
+    mpirun_env
     cmd=("$bin/kishmemrun" --oversubscribe -np 2 --bind-to none --)
     ;;
   srun)
-    if [[ -z ${SLURM_CONF:-} || ! -r ${SLURM_CONF:-} ]] || ! command -v salloc >/dev/null ||
-       ! timeout 10 scontrol ping >/dev/null 2>&1 || ! timeout 10 sinfo -h >/dev/null 2>&1; then
-      echo "SKIP: no Slurm cluster reachable (run tests/slurm/up)"
-      exit 77
-    fi
+    slurm_or_skip
     cmd=(salloc -O -n 2 -t 3 -J "kishmem-sos-$$" "$bin/kishmemrun" --oversubscribe -np 2)
     ;;
 esac

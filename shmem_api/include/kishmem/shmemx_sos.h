@@ -53,11 +53,8 @@ extern "C" {
 #endif
 
 #define KISHMEM_X2(RET, NAME, ...) RET shmemx_##NAME(__VA_ARGS__); RET shmemx_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
-#define KISHMEM_X_IB(P, PUT, GET)                                                                                  \
-    KISHMEM_X2(void, PUT, P *dest, const P *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    KISHMEM_X2(void, GET, P *dest, const P *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
-#define KISHMEM_X_IB_TYPE(T, N) KISHMEM_X_IB(T, N##_ibput, N##_ibget)
-#define KISHMEM_X_IB_SIZE(B) KISHMEM_X_IB(void, ibput##B, ibget##B)
+#define KISHMEM_X_IB_TYPE(T, N) KISHMEM_SIG_IB(KISHMEM_X2, T, N##_ibput, N##_ibget)
+#define KISHMEM_X_IB_SIZE(B) KISHMEM_SIG_IB(KISHMEM_X2, void, ibput##B, ibget##B)
 KISHMEM_RMA_TYPES(KISHMEM_X_IB_TYPE)
 KISHMEM_RMA_SIZES(KISHMEM_X_IB_SIZE)
 KISHMEM_X_IB_SIZE(mem)
@@ -65,18 +62,9 @@ KISHMEM_X_IB_SIZE(mem)
 KISHMEM_X2(void, signal_add, uint64_t *sig_addr, uint64_t signal, int pe)
 KISHMEM_X2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
 
-#define KISHMEM_X_AMO_EXT(T, N)                                                                                    \
-    KISHMEM_X2(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)                                       \
-    KISHMEM_X2(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
-#define KISHMEM_X_AMO_STD(T, N)                                                                                    \
-    KISHMEM_X_AMO_EXT(T, N)                                                                                        \
-    KISHMEM_X2(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe)                       \
-    KISHMEM_X2(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)                                           \
-    KISHMEM_X2(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
-#define KISHMEM_X_AMO_BIT(T, N)                                                                                    \
-    KISHMEM_X2(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)                                  \
-    KISHMEM_X2(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)                                   \
-    KISHMEM_X2(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
+#define KISHMEM_X_AMO_EXT(T, N) KISHMEM_SIG_AMO_EXT_NBI(KISHMEM_X2, T, N)
+#define KISHMEM_X_AMO_STD(T, N) KISHMEM_SIG_AMO_EXT_NBI(KISHMEM_X2, T, N) KISHMEM_SIG_AMO_STD_NBI(KISHMEM_X2, T, N)
+#define KISHMEM_X_AMO_BIT(T, N) KISHMEM_SIG_AMO_BIT_NBI(KISHMEM_X2, T, N)
 KISHMEM_AMO_STD_TYPES(KISHMEM_X_AMO_STD)
 KISHMEM_AMO_EXT_ONLY_TYPES(KISHMEM_X_AMO_EXT)
 KISHMEM_AMO_BIT_TYPES(KISHMEM_X_AMO_BIT)
@@ -108,7 +96,6 @@ void shmemx_register_gettid(uint64_t (*gettid_fn)(void));
 #endif
 
 #undef KISHMEM_X2
-#undef KISHMEM_X_IB
 #undef KISHMEM_X_IB_TYPE
 #undef KISHMEM_X_IB_SIZE
 #undef KISHMEM_X_AMO_EXT
