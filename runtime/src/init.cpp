@@ -349,6 +349,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     g_hot.static_base = s.static_base;
     g_hot.static_size = s.static_size;
     g_hot.needs_progress = s.needs_progress;
+    g_hot.threads = s.thread_level == kThreadMultiple;
+    g_hot.count_target = env::pcntr_target();
     s.initialized = g_hot.initialized = true;
     static bool exit_hook = false;
     if (!exit_hook) exit_hook = std::atexit(left_without_finalize) == 0;

@@ -8,10 +8,14 @@ namespace {
 int g_pe = -1;
 bool g_debug = false;
 void (*g_abort)(int, const char*) = nullptr;
+uint64_t (*g_thread_id)(void) = nullptr;  // read and set atomically: any thread may say something
 
 void vsay(const char* kind, const char* call, const char* fmt, va_list ap, char* out, size_t n) {
-    int k = g_pe >= 0 ? std::snprintf(out, n, "kishmem: PE %d: %s", g_pe, kind)
-                      : std::snprintf(out, n, "kishmem: %s", kind);
+    uint64_t (*tid)(void) = __atomic_load_n(&g_thread_id, __ATOMIC_ACQUIRE);
+    char thread[40] = "";
+    if (tid) std::snprintf(thread, sizeof thread, " (thread %llu)", static_cast<unsigned long long>(tid()));
+    int k = g_pe >= 0 ? std::snprintf(out, n, "kishmem: PE %d%s: %s", g_pe, thread, kind)
+                      : std::snprintf(out, n, "kishmem%s: %s", thread, kind);
     if (call && k >= 0 && static_cast<size_t>(k) < n) k += std::snprintf(out + k, n - k, "%s: ", call);
     if (k < 0 || static_cast<size_t>(k) >= n) return;
     std::vsnprintf(out + k, n - k, fmt, ap);
@@ -54,6 +58,7 @@ const char* api_call_text(char* out, std::size_t n, const char* fallback) {
 }
 
 void log_set_pe(int pe) { g_pe = pe; }
+void log_set_thread_id(uint64_t (*thread_id)(void)) { __atomic_store_n(&g_thread_id, thread_id, __ATOMIC_RELEASE); }
 int log_pe() { return g_pe; }
 void log_set_abort(void (*abort_job)(int, const char*)) { g_abort = abort_job; }
 void log_enable_debug(bool on) { g_debug = on; }

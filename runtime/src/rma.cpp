@@ -138,6 +138,27 @@ void put_signal(int chan, void* dst, const void* src, std::size_t bytes, uint64_
     check_status(g.t->amo(chan, pe, g.off, sig_op == 0 ? AmoOp::set : AmoOp::add, 8, value, 0, nullptr), "put_signal", pe);
 }
 
+void count_at_target(int chan, int pe, uint64_t n) {
+    State& s = state();
+    // After the operations it counts: ordered behind them on this channel, as a signal is.
+    fence(chan);
+    check_status(s.route_sync[pe]->amo(chan, pe, kTargetCountOffset, AmoOp::add, 8, n, 0, nullptr), "count", pe);
+}
+
+uint64_t target_count() {
+    return __atomic_load_n(reinterpret_cast<const uint64_t*>(state().sync_base + kTargetCountOffset), __ATOMIC_ACQUIRE);
+}
+
+void completed(kishmem_ctx* ctx, Issued before) {
+    const auto raise = [](uint64_t* w, uint64_t v) {
+        uint64_t cur = __atomic_load_n(w, __ATOMIC_RELAXED);
+        while (cur < v && !__atomic_compare_exchange_n(w, &cur, v, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+        }
+    };
+    raise(&ctx->counts[write_done], before.writes);
+    raise(&ctx->counts[read_later_done], before.reads);
+}
+
 void fence(int chan) {
     for (Transport* t : state().transports) check_status(t->fence(chan), "shmem_fence", -1);
 }

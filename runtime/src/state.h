@@ -55,6 +55,10 @@ constexpr int kTeamSlotActiveSets = kMaxTeams - 1;  // scratch of the deprecated
 // team's dissemination slot of parity 1 and the last round, which only a job of more than 2^31
 // PEs would use.
 constexpr std::size_t kLifeMarkOffset = kTeamSlotWorld * kTeamRegion + (2 * kMaxRounds - 1) * kSlotBytes;
+// Operations PEs completed at this PE (KISHMEM_PCNTR_TARGET), one word they add to: the world
+// team's dissemination slot of parity 1 and round 28, which only a job of more than 2^28 PEs
+// would use (rounds 29 and 30 hold arrivals.cpp's words, 31 the life mark above).
+constexpr std::size_t kTargetCountOffset = kTeamSlotWorld * kTeamRegion + (2 * kMaxRounds - 4) * kSlotBytes;
 constexpr std::size_t kCallRecordBytes = 128;
 
 // One dissemination slot: the sender writes w[] and the tag of its call (call, a, b), then

@@ -12,6 +12,7 @@
 #ifndef KISHMEM_SHMEMX_H
 #define KISHMEM_SHMEMX_H
 #include "shmem.h"
+#include "kishmem/shmemx_sos.h" /* Sandia OpenSHMEM's shmemx_ names */
 
 /* Counters of what carried this PE's kernel-initiated operations to PEs they cannot load/store:
  * the software NIC (KISHMEM_REMOTE=ibgda: the IBGDA work queues kernels post to) or the CPU

@@ -28,7 +28,11 @@ template <class T>
 inline T amo(const char* call, shmem_ctx_t ctx, AmoOp op, const T* target, T value, T cond, int pe) {
     Target t = target_amo(call, ctx, pe, "dest", target, sizeof(T));
     ApiCallScope scope(call, ApiArgs::amo, target, sizeof(T), pe, bits(value));
-    return from_bits<T>(rt::amo(t.chan, op, const_cast<T*>(target), sizeof(T), bits(value), bits(cond), t.pe));
+    const T v = from_bits<T>(rt::amo(t.chan, op, const_cast<T*>(target), sizeof(T), bits(value), bits(cond), t.pe));
+    // A fetching atomic is a read complete on return; the others are writes.
+    const bool fetches = op != AmoOp::set && op != AmoOp::add && op != AmoOp::and_ && op != AmoOp::or_ && op != AmoOp::xor_;
+    t.count(fetches ? rt::OpKind::read_now : rt::OpKind::write);
+    return v;
 }
 
 template <class T>
@@ -44,12 +48,31 @@ using namespace kishmem::api;
 
 extern "C" {
 
+// The non-blocking fetching atomics (K: K_BOTH for the spec's names, K_X for the shmemx_ names
+// Sandia OpenSHMEM gave them before OpenSHMEM 1.5, the same routines).
+#define DEFINE_AMO_EXT_NBI(K, T, N)                                                                               \
+    K(void, N##_atomic_fetch_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch, f, s, static_cast<T>(0), static_cast<T>(0), pe)), T* f, \
+      const T* s, int pe)                                                                                         \
+    K(void, N##_atomic_swap_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::swap, f, d, v, static_cast<T>(0), pe)), T* f, T* d, T v, int pe)
+#define DEFINE_AMO_STD_NBI(K, T, N)                                                                               \
+    K(void, N##_atomic_compare_swap_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::cswap, f, d, v, c, pe)), T* f, T* d, T c, T v, int pe) \
+    K(void, N##_atomic_fetch_inc_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_add, f, d, static_cast<T>(1), static_cast<T>(0), pe)), \
+      T* f, T* d, int pe)                                                                                         \
+    K(void, N##_atomic_fetch_add_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_add, f, d, v, static_cast<T>(0), pe)), T* f, T* d, \
+      T v, int pe)
+#define DEFINE_AMO_BIT_NBI(K, T, N)                                                                               \
+    K(void, N##_atomic_fetch_and_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_and, f, d, v, static_cast<T>(0), pe)), T* f, T* d, \
+      T v, int pe)                                                                                                \
+    K(void, N##_atomic_fetch_or_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_or, f, d, v, static_cast<T>(0), pe)), T* f, T* d, \
+      T v, int pe)                                                                                                \
+    K(void, N##_atomic_fetch_xor_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_xor, f, d, v, static_cast<T>(0), pe)), T* f, T* d, \
+      T v, int pe)
+
 #define DEFINE_AMO_EXT(T, N)                                                                                      \
     K_BOTH(T, N##_atomic_fetch, (return amo<T>(call_, ctx_, AmoOp::fetch, s, static_cast<T>(0), static_cast<T>(0), pe)), const T* s, int pe)      \
     K_BOTH(void, N##_atomic_set, (amo<T>(call_, ctx_, AmoOp::set, d, v, static_cast<T>(0), pe)), T* d, T v, int pe)              \
     K_BOTH(T, N##_atomic_swap, (return amo<T>(call_, ctx_, AmoOp::swap, d, v, static_cast<T>(0), pe)), T* d, T v, int pe)        \
-    K_BOTH(void, N##_atomic_fetch_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch, f, s, static_cast<T>(0), static_cast<T>(0), pe)), T* f, const T* s, int pe) \
-    K_BOTH(void, N##_atomic_swap_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::swap, f, d, v, static_cast<T>(0), pe)), T* f, T* d, T v, int pe)
+    DEFINE_AMO_EXT_NBI(K_BOTH, T, N)
 
 #define DEFINE_AMO_STD(T, N)                                                                                      \
     DEFINE_AMO_EXT(T, N)                                                                                          \
@@ -58,12 +81,7 @@ extern "C" {
     K_BOTH(void, N##_atomic_inc, (amo<T>(call_, ctx_, AmoOp::add, d, static_cast<T>(1), static_cast<T>(0), pe)), T* d, int pe)   \
     K_BOTH(T, N##_atomic_fetch_add, (return amo<T>(call_, ctx_, AmoOp::fetch_add, d, v, static_cast<T>(0), pe)), T* d, T v, int pe) \
     K_BOTH(void, N##_atomic_add, (amo<T>(call_, ctx_, AmoOp::add, d, v, static_cast<T>(0), pe)), T* d, T v, int pe)              \
-    K_BOTH(void, N##_atomic_compare_swap_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::cswap, f, d, v, c, pe)), T* f, T* d, \
-           T c, T v, int pe)                                                                                      \
-    K_BOTH(void, N##_atomic_fetch_inc_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_add, f, d, static_cast<T>(1), static_cast<T>(0), pe)), \
-           T* f, T* d, int pe)                                                                                    \
-    K_BOTH(void, N##_atomic_fetch_add_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_add, f, d, v, static_cast<T>(0), pe)), T* f, T* d, \
-           T v, int pe)
+    DEFINE_AMO_STD_NBI(K_BOTH, T, N)
 
 #define DEFINE_AMO_BIT(T, N)                                                                                      \
     K_BOTH(T, N##_atomic_fetch_and, (return amo<T>(call_, ctx_, AmoOp::fetch_and, d, v, static_cast<T>(0), pe)), T* d, T v, int pe) \
@@ -72,16 +90,18 @@ extern "C" {
     K_BOTH(void, N##_atomic_or, (amo<T>(call_, ctx_, AmoOp::or_, d, v, static_cast<T>(0), pe)), T* d, T v, int pe)               \
     K_BOTH(T, N##_atomic_fetch_xor, (return amo<T>(call_, ctx_, AmoOp::fetch_xor, d, v, static_cast<T>(0), pe)), T* d, T v, int pe) \
     K_BOTH(void, N##_atomic_xor, (amo<T>(call_, ctx_, AmoOp::xor_, d, v, static_cast<T>(0), pe)), T* d, T v, int pe)             \
-    K_BOTH(void, N##_atomic_fetch_and_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_and, f, d, v, static_cast<T>(0), pe)), T* f, T* d, \
-           T v, int pe)                                                                                           \
-    K_BOTH(void, N##_atomic_fetch_or_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_or, f, d, v, static_cast<T>(0), pe)), T* f, T* d, \
-           T v, int pe)                                                                                           \
-    K_BOTH(void, N##_atomic_fetch_xor_nbi, (amo_nbi<T>(call_, ctx_, AmoOp::fetch_xor, f, d, v, static_cast<T>(0), pe)), T* f, T* d, \
-           T v, int pe)
+    DEFINE_AMO_BIT_NBI(K_BOTH, T, N)
 
 KISHMEM_AMO_STD_TYPES(DEFINE_AMO_STD)
 KISHMEM_AMO_EXT_ONLY_TYPES(DEFINE_AMO_EXT)
 KISHMEM_AMO_BIT_TYPES(DEFINE_AMO_BIT)
+
+#define DEFINE_X_AMO_EXT(T, N) DEFINE_AMO_EXT_NBI(K_X, T, N)
+#define DEFINE_X_AMO_STD(T, N) DEFINE_AMO_EXT_NBI(K_X, T, N) DEFINE_AMO_STD_NBI(K_X, T, N)
+#define DEFINE_X_AMO_BIT(T, N) DEFINE_AMO_BIT_NBI(K_X, T, N)
+KISHMEM_AMO_STD_TYPES(DEFINE_X_AMO_STD)
+KISHMEM_AMO_EXT_ONLY_TYPES(DEFINE_X_AMO_EXT)
+KISHMEM_AMO_BIT_TYPES(DEFINE_X_AMO_BIT)
 
 // Deprecated names: the same operations on the default context.
 #define D SHMEM_CTX_DEFAULT

@@ -9,6 +9,7 @@
 #include "kishmem/runtime.h"
 #include "kishmem/team.h"
 #include "shmem.h"
+#include "shmemx.h"
 
 namespace kishmem::api {
 
@@ -76,18 +77,21 @@ inline bool ctx_given(const char* call, shmem_ctx_t ctx) {
 struct Target {
     int chan;
     int pe;  // world PE
+    kishmem_ctx* ctx;
+    // n operations of `kind` issued through this target (shmemx_pcntr_*).
+    void count(rt::OpKind kind, uint64_t n = 1) const { rt::count_ops(ctx, chan, pe, kind, n); }
 };
 
 inline Target target(const char* call, shmem_ctx_t ctx, int pe) {
     check_init(call);
     if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1)) {
         if (g_check && __builtin_expect(pe < 0 || pe >= rt::n_pes(), 0)) fail_pe(call, pe, rt::n_pes());
-        return {0, pe};
+        return {0, pe, SHMEM_CTX_DEFAULT};
     }
     if (__builtin_expect(!rt::ctx_valid(ctx), 0)) fail_ctx(call, ctx);
     const kishmem_team* t = ctx->team;
     if (__builtin_expect(pe < 0 || pe >= t->size(), 0)) fail_pe(call, pe, t->size());
-    return {ctx->chan, t->members[pe]};
+    return {ctx->chan, t->members[pe], ctx};
 }
 
 // A call that names a PE and a symmetric address of `bytes` bytes (any address when bytes is 0:
@@ -136,15 +140,20 @@ inline int chan_of(const char* call, shmem_ctx_t ctx) {
 #define K_STRIP(...) __VA_ARGS__
 #define K_ALIAS(RET, NAME, ...) \
     __attribute__((visibility("default"))) RET kishmem_h_shmem_##NAME(__VA_ARGS__) __attribute__((alias("shmem_" #NAME)));
-#define K_BOTH(RET, NAME, BODY, ...)                                                              \
-    RET shmem_##NAME(__VA_ARGS__) {                                                               \
-        const char* call_ = "shmem_" #NAME;                                                       \
+// K_PAIR(PFX, ...) defines PFX##NAME and PFX##ctx_##NAME (PFX: shmem_ or shmemx_, the latter for
+// the names other implementations export as extensions of the same routines).
+#define K_PAIR(PFX, RET, NAME, BODY, ...)                                                         \
+    RET PFX##NAME(__VA_ARGS__) {                                                                  \
+        const char* call_ = #PFX #NAME;                                                           \
         shmem_ctx_t ctx_ = SHMEM_CTX_DEFAULT;                                                     \
         K_STRIP BODY;                                                                             \
     }                                                                                             \
-    K_ALIAS(RET, NAME, __VA_ARGS__)                                                               \
-    RET shmem_ctx_##NAME(shmem_ctx_t ctx_, __VA_ARGS__) {                                         \
-        const char* call_ = "shmem_ctx_" #NAME;                                                   \
+    RET PFX##ctx_##NAME(shmem_ctx_t ctx_, __VA_ARGS__) {                                          \
+        const char* call_ = #PFX "ctx_" #NAME;                                                    \
         K_STRIP BODY;                                                                             \
-    }                                                                                             \
+    }
+#define K_BOTH(RET, NAME, BODY, ...)                                                              \
+    K_PAIR(shmem_, RET, NAME, BODY, __VA_ARGS__)                                                  \
+    K_ALIAS(RET, NAME, __VA_ARGS__)                                                               \
     K_ALIAS(RET, ctx_##NAME, shmem_ctx_t, __VA_ARGS__)
+#define K_X(RET, NAME, BODY, ...) K_PAIR(shmemx_, RET, NAME, BODY, __VA_ARGS__)

@@ -162,22 +162,30 @@ K_ALIAS(int, alltoallsmem, shmem_team_t, void*, const void*, ptrdiff_t, ptrdiff_
         return reduce<T, OPT>("shmem_" #N "_" #OP "_reduce", t, d, s, n);                                         \
     }                                                                                                             \
     K_ALIAS(int, N##_##OP##_reduce, shmem_team_t, T*, const T*, size_t)
+// The sum scans under the prefix PFX (shmem_, or shmemx_ for Sandia OpenSHMEM's names).
+#define DEFINE_SCAN(PFX, T, N)                                                                                    \
+    int PFX##N##_sum_inscan(shmem_team_t t, T* d, const T* s, size_t n) {                                        \
+        return scan<T>(#PFX #N "_sum_inscan", t, d, s, n, true);                                                  \
+    }                                                                                                             \
+    int PFX##N##_sum_exscan(shmem_team_t t, T* d, const T* s, size_t n) {                                        \
+        return scan<T>(#PFX #N "_sum_exscan", t, d, s, n, false);                                                 \
+    }
 #define DEFINE_REDUCE_BIT(T, N) DEFINE_REDUCE(T, N, and, OpAnd) DEFINE_REDUCE(T, N, or, OpOr) DEFINE_REDUCE(T, N, xor, OpXor)
 #define DEFINE_REDUCE_MINMAX(T, N) DEFINE_REDUCE(T, N, max, OpMax) DEFINE_REDUCE(T, N, min, OpMin)
 #define DEFINE_REDUCE_ARITH(T, N)                                                                                 \
     DEFINE_REDUCE(T, N, sum, OpSum) DEFINE_REDUCE(T, N, prod, OpProd)                                             \
-    int shmem_##N##_sum_inscan(shmem_team_t t, T* d, const T* s, size_t n) {                                     \
-        return scan<T>("shmem_" #N "_sum_inscan", t, d, s, n, true);                                              \
-    }                                                                                                             \
-    int shmem_##N##_sum_exscan(shmem_team_t t, T* d, const T* s, size_t n) {                                     \
-        return scan<T>("shmem_" #N "_sum_exscan", t, d, s, n, false);                                             \
-    }                                                                                                             \
+    DEFINE_SCAN(shmem_, T, N)                                                                                     \
     K_ALIAS(int, N##_sum_inscan, shmem_team_t, T*, const T*, size_t)                                              \
     K_ALIAS(int, N##_sum_exscan, shmem_team_t, T*, const T*, size_t)
 KISHMEM_REDUCE_BIT_TYPES(DEFINE_REDUCE_BIT)
 KISHMEM_REDUCE_MINMAX_TYPES(DEFINE_REDUCE_MINMAX)
 KISHMEM_REDUCE_MINMAX_TYPES(DEFINE_REDUCE_ARITH)
 KISHMEM_REDUCE_COMPLEX_TYPES(DEFINE_REDUCE_ARITH)
+
+// shmemx_TYPENAME_sum_inscan / _exscan: Sandia OpenSHMEM's names of the 1.6 scans.
+#define DEFINE_X_SCAN(T, N) DEFINE_SCAN(shmemx_, T, N)
+KISHMEM_REDUCE_MINMAX_TYPES(DEFINE_X_SCAN)
+KISHMEM_REDUCE_COMPLEX_TYPES(DEFINE_X_SCAN)
 
 #define DEFINE_TOALL(T, N, OP, OPT)                                                                               \
     void shmem_##N##_##OP##_to_all(T* d, const T* s, int n, int start, int ls, int size, T*, long* psync) {      \

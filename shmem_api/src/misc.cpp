@@ -24,8 +24,9 @@ int _num_pes(void) { return shmem_n_pes(); }
 
 void* shmem_malloc_with_hints(size_t size, long hints) {
     api::check_init("shmem_malloc_with_hints");
-    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
+    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE | SHMEMX_MALLOC_NO_BARRIER))
         warn("shmem_malloc_with_hints", "unknown hints %#lx ignored", hints);
+    if (hints & SHMEMX_MALLOC_NO_BARRIER) return rt::malloc_no_barrier(size, "shmem_malloc_with_hints");
     return rt::malloc(size, 0, "shmem_malloc_with_hints");
 }
 

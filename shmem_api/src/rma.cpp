@@ -10,6 +10,7 @@ inline void put_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void*
     if (bytes == 0) return;  // nothing moves (and the buffers may be NULL)
     ApiCallScope scope(call, ApiArgs::dest, dest, bytes, pe);
     rt::put(t.chan, dest, src, bytes, t.pe, nbi);
+    t.count(rt::OpKind::write);
 }
 
 inline void get_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
@@ -18,6 +19,7 @@ inline void get_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void*
     if (bytes == 0) return;  // nothing moves (and the buffers may be NULL)
     ApiCallScope scope(call, ApiArgs::source, src, bytes, pe);
     rt::get(t.chan, dest, src, bytes, t.pe, nbi);
+    t.count(nbi ? rt::OpKind::read_later : rt::OpKind::read_now);
 }
 
 template <class T>
@@ -27,9 +29,13 @@ inline T g(const char* call, shmem_ctx_t ctx, const T* src, int pe) {
     return v;
 }
 
-// Strided (bsize 1) and blocked-strided transfers; elem is the element size in bytes.
+// Strided (bsize 1) and blocked-strided transfers; elem is the element size in bytes.  Each
+// block is one transfer (counted so); a block size or count above PTRDIFF_MAX is a negative
+// number passed to a size_t.
 inline void strided(const char* call, shmem_ctx_t ctx, bool is_put, void* dest, const void* src, ptrdiff_t dst,
                     ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
+    if (g_check && (bsize > PTRDIFF_MAX || nblocks > PTRDIFF_MAX))
+        fail_arg(call, bsize > PTRDIFF_MAX ? "bsize" : "nblocks", static_cast<long long>(bsize > PTRDIFF_MAX ? bsize : nblocks));
     if (nblocks == 0 || bsize == 0) {
         target(call, ctx, pe);
         return;
@@ -46,6 +52,7 @@ inline void strided(const char* call, shmem_ctx_t ctx, bool is_put, void* dest, 
     ApiCallScope scope(call, is_put ? ApiArgs::dest : ApiArgs::source, sym, span, pe);
     if (is_put) rt::iput(t.chan, dest, src, dst, sst, bsize, nblocks, elem, t.pe);
     else rt::iget(t.chan, dest, src, dst, sst, bsize, nblocks, elem, t.pe);
+    t.count(is_put ? rt::OpKind::write : rt::OpKind::read_now, nblocks);
 }
 
 inline void put_signal(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, uint64_t* sig,
@@ -55,6 +62,7 @@ inline void put_signal(const char* call, shmem_ctx_t ctx, void* dest, const void
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD) fail_arg(call, "sig_op", sig_op);
     ApiCallScope scope(call, ApiArgs::signal, dest, bytes, pe, value);
     rt::put_signal(t.chan, dest, src, bytes, sig, value, sig_op, t.pe, nbi);
+    t.count(rt::OpKind::write, bytes ? 2 : 1);  // the data, then the signal
 }
 
 }  // namespace kishmem::api
@@ -72,6 +80,14 @@ K_BOTH(void, putmem_signal, (put_signal(call_, ctx_, d, s, n, sig, v, op, pe, fa
 K_BOTH(void, putmem_signal_nbi, (put_signal(call_, ctx_, d, s, n, sig, v, op, pe, true)), void* d, const void* s,
        size_t n, uint64_t* sig, uint64_t v, int op, int pe)
 
+// Blocked-strided put and get (K: K_BOTH for the spec's names, K_X for the shmemx_ names of
+// codes written for Sandia OpenSHMEM, the same routines); ELEM: bytes per element.
+#define DEFINE_IB(K, PUT, GET, P, ELEM)                                                                           \
+    K(void, PUT, (strided(call_, ctx_, true, d, s, dst, sst, b, nb, ELEM, pe)), P* d, const P* s, ptrdiff_t dst,  \
+      ptrdiff_t sst, size_t b, size_t nb, int pe)                                                                 \
+    K(void, GET, (strided(call_, ctx_, false, d, s, dst, sst, b, nb, ELEM, pe)), P* d, const P* s, ptrdiff_t dst, \
+      ptrdiff_t sst, size_t b, size_t nb, int pe)
+
 #define DEFINE_RMA(T, N)                                                                                          \
     K_BOTH(void, N##_put, (put_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, false)), T* d, const T* s, size_t n, int pe) \
     K_BOTH(void, N##_get, (get_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, false)), T* d, const T* s, size_t n, int pe) \
@@ -83,10 +99,7 @@ K_BOTH(void, putmem_signal_nbi, (put_signal(call_, ctx_, d, s, n, sig, v, op, pe
            ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)                                                        \
     K_BOTH(void, N##_iget, (strided(call_, ctx_, false, d, s, dst, sst, 1, n, sizeof(T), pe)), T* d, const T* s,   \
            ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)                                                        \
-    K_BOTH(void, N##_ibput, (strided(call_, ctx_, true, d, s, dst, sst, b, nb, sizeof(T), pe)), T* d, const T* s,  \
-           ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)                                             \
-    K_BOTH(void, N##_ibget, (strided(call_, ctx_, false, d, s, dst, sst, b, nb, sizeof(T), pe)), T* d, const T* s, \
-           ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)                                             \
+    DEFINE_IB(K_BOTH, N##_ibput, N##_ibget, T, sizeof(T))                                                       \
     K_BOTH(void, N##_put_signal, (put_signal(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), sig, v, op, pe, false)), T* d,      \
            const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe)                                       \
     K_BOTH(void, N##_put_signal_nbi, (put_signal(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), sig, v, op, pe, true)), T* d,   \
@@ -102,14 +115,18 @@ KISHMEM_RMA_TYPES(DEFINE_RMA)
            ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)                                                        \
     K_BOTH(void, iget##B, (strided(call_, ctx_, false, d, s, dst, sst, 1, n, B / 8, pe)), void* d, const void* s, \
            ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)                                                        \
-    K_BOTH(void, ibput##B, (strided(call_, ctx_, true, d, s, dst, sst, b, nb, B / 8, pe)), void* d, const void* s, \
-           ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)                                             \
-    K_BOTH(void, ibget##B, (strided(call_, ctx_, false, d, s, dst, sst, b, nb, B / 8, pe)), void* d, const void* s, \
-           ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)                                             \
+    DEFINE_IB(K_BOTH, ibput##B, ibget##B, void, B / 8)                                                          \
     K_BOTH(void, put##B##_signal, (put_signal(call_, ctx_, d, s, bytes_of(call_, n, B / 8), sig, v, op, pe, false)), void* d,    \
            const void* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe)                                    \
     K_BOTH(void, put##B##_signal_nbi, (put_signal(call_, ctx_, d, s, bytes_of(call_, n, B / 8), sig, v, op, pe, true)), void* d, \
            const void* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe)
 KISHMEM_RMA_SIZES(DEFINE_RMA_SIZE)
+
+// shmemx_[ctx_]TYPENAME_ibput / _ibget, shmemx_[ctx_]ibputSIZE / ibgetSIZE and ibputmem / ibgetmem.
+#define DEFINE_X_IB(T, N) DEFINE_IB(K_X, N##_ibput, N##_ibget, T, sizeof(T))
+#define DEFINE_X_IB_SIZE(B) DEFINE_IB(K_X, ibput##B, ibget##B, void, B / 8)
+KISHMEM_RMA_TYPES(DEFINE_X_IB)
+KISHMEM_RMA_SIZES(DEFINE_X_IB_SIZE)
+DEFINE_IB(K_X, ibputmem, ibgetmem, void, 1)
 
 }  // extern "C"

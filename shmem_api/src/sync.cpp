@@ -129,9 +129,16 @@ void shmem_fence(void) {
     ApiCallScope scope("shmem_fence", ApiArgs::none);
     rt::fence(chan_of("shmem_fence", SHMEM_CTX_DEFAULT));
 }
+// A quiet of ctx's channel; what ctx issued before it is then complete (shmemx_pcntr_*).
+static void quiet_ctx(const char* call, shmem_ctx_t ctx) {
+    const int chan = chan_of(call, ctx);
+    const rt::Issued before = rt::issued(ctx);
+    rt::quiet(chan);
+    rt::completed(ctx, before);
+}
 void shmem_quiet(void) {
     ApiCallScope scope("shmem_quiet", ApiArgs::none);
-    rt::quiet(chan_of("shmem_quiet", SHMEM_CTX_DEFAULT));
+    quiet_ctx("shmem_quiet", SHMEM_CTX_DEFAULT);
 }
 K_ALIAS(void, fence, void)
 K_ALIAS(void, quiet, void)
@@ -144,23 +151,25 @@ void shmem_ctx_fence(shmem_ctx_t ctx) {
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
     if (ctx == SHMEM_CTX_INVALID) return check_init("shmem_ctx_quiet");
     ApiCallScope scope("shmem_ctx_quiet", ApiArgs::none);
-    rt::quiet(chan_of("shmem_ctx_quiet", ctx));
+    quiet_ctx("shmem_ctx_quiet", ctx);
 }
 K_ALIAS(void, ctx_fence, shmem_ctx_t ctx)
 K_ALIAS(void, ctx_quiet, shmem_ctx_t ctx)
 
 static void pe_quiet(const char* call, shmem_ctx_t ctx, const int* pes, size_t npes) {
     if (ctx == SHMEM_CTX_INVALID) return check_init(call);
-    int chan = chan_of(call, ctx);
+    chan_of(call, ctx);
     for (size_t i = 0; i < npes; ++i) target(call, ctx, pes[i]);  // checks every PE named
-    rt::quiet(chan);  // completes the named PEs' operations (and, here, the others' too)
+    quiet_ctx(call, ctx);  // completes the named PEs' operations (and, here, the others' too)
 }
 void shmem_pe_quiet(const int* pes, size_t npes) { pe_quiet("shmem_pe_quiet", SHMEM_CTX_DEFAULT, pes, npes); }
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* pes, size_t npes) { pe_quiet("shmem_ctx_pe_quiet", ctx, pes, npes); }
 
 void shmem_barrier_all(void) {
     check_init("shmem_barrier_all");
-    rt::barrier_all();
+    const rt::Issued before = rt::issued(SHMEM_CTX_DEFAULT);
+    rt::barrier_all();  // quiets every channel first
+    rt::completed(SHMEM_CTX_DEFAULT, before);
 }
 
 void shmem_sync_all(void) {
@@ -281,12 +290,17 @@ uint64_t shmem_signal_wait_until(uint64_t* sig, int cmp, uint64_t x) {
 K_ALIAS(uint64_t, signal_fetch, const uint64_t* sig)
 K_ALIAS(uint64_t, signal_wait_until, uint64_t* sig, int cmp, uint64_t x)
 
-K_BOTH(void, signal_add,
-       (Target t = target_sym(call_, ctx_, pe, "sig_addr", sig, 8); rt::amo(t.chan, rt::AmoOp::add, sig, 8, v, 0, t.pe)),
-       uint64_t* sig, uint64_t v, int pe)
-K_BOTH(void, signal_set,
-       (Target t = target_sym(call_, ctx_, pe, "sig_addr", sig, 8); rt::amo(t.chan, rt::AmoOp::set, sig, 8, v, 0, t.pe)),
-       uint64_t* sig, uint64_t v, int pe)
+// shmem_signal_add / _set, and the shmemx_ names Sandia OpenSHMEM gave them before 1.6.
+static void signal_update(const char* call, shmem_ctx_t ctx, rt::AmoOp op, uint64_t* sig, uint64_t v, int pe) {
+    Target t = target_sym(call, ctx, pe, "sig_addr", sig, 8);
+    rt::amo(t.chan, op, sig, 8, v, 0, t.pe);
+    t.count(rt::OpKind::write);
+}
+#define DEFINE_SIGNAL_UPDATE(K)                                                                                   \
+    K(void, signal_add, (signal_update(call_, ctx_, rt::AmoOp::add, sig, v, pe)), uint64_t* sig, uint64_t v, int pe) \
+    K(void, signal_set, (signal_update(call_, ctx_, rt::AmoOp::set, sig, v, pe)), uint64_t* sig, uint64_t v, int pe)
+DEFINE_SIGNAL_UPDATE(K_BOTH)
+DEFINE_SIGNAL_UPDATE(K_X)
 
 void shmem_set_lock(long* lock) {
     check_sym("shmem_set_lock", "lock", lock, sizeof *lock);

@@ -7,6 +7,8 @@
 set -uo pipefail
 launcher=$1 bin=$2 work=$3 example=$4
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=launchers.sh
+source "$(dirname "$0")/launchers.sh"
 rm -rf "$work"
 mkdir -p "$work"
 unset KISHMEM_LAUNCHER SLURM_JOB_ID SLURM_JOBID
@@ -30,21 +32,12 @@ C
 
 case $launcher in
   mpirun)
-    command -v mpirun >/dev/null || fail "mpirun not found (install openmpi-bin)"
-    # Open MPI as root (tests/launch.sh does the same); a caller's value wins.
-    export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
-    export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
-    export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
-    export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp}
+    mpirun_env
     cmd=("$bin/kishmemrun" --oversubscribe -np 2 --bind-to none)
     want="mpirun -np 2 --oversubscribe *--bind-to none -- $work/hello_pes"
     ;;
   srun)
-    if [[ -z ${SLURM_CONF:-} || ! -r ${SLURM_CONF:-} ]] || ! command -v salloc >/dev/null ||
-       ! timeout 10 scontrol ping >/dev/null 2>&1 || ! timeout 10 sinfo -h >/dev/null 2>&1; then
-      echo "SKIP: no Slurm cluster reachable (run tests/slurm/up)"
-      exit 77
-    fi
+    slurm_or_skip
     # salloc sets SLURM_JOB_ID and runs kishmemrun inside the allocation: srun is chosen.
     cmd=(salloc -O -n 2 -t 2 -J "kishmem-tools-$$" "$bin/kishmemrun" --oversubscribe -np 2)
     want="srun --mpi=pmix --kill-on-bad-exit=1 -n 2 --overcommit -- $work/hello_pes"

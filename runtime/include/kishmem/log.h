@@ -14,6 +14,9 @@ const char* status_name(Status s);
 // PE used in messages; -1 before the bootstrap knows it.
 void log_set_pe(int pe);
 int log_pe();
+// The program's own numbering of its threads (shmemx_register_gettid): when set, every message
+// names the thread that says it, "kishmem: PE n (thread t): ..."; nullptr turns it off.
+void log_set_thread_id(uint64_t (*thread_id)(void));
 
 // What fatal() calls to take the job down (the bootstrap's abort); exits when unset.
 void log_set_abort(void (*abort_job)(int status, const char* message));

@@ -28,6 +28,8 @@ struct Hot {
     char* static_base = nullptr; // the executable's global and static data, when symmetric
     std::size_t static_size = 0;
     bool needs_progress = false; // some transport needs this PE to progress (peers' software RMA)
+    bool threads = false;        // SHMEM_THREAD_MULTIPLE: counters are updated atomically
+    bool count_target = false;   // KISHMEM_PCNTR_TARGET: operations are also counted at their target
 };
 extern Hot g_hot;
 
@@ -73,6 +75,10 @@ void* ptr(const void* sym, int pe);
 // the heap is exhausted; a fatal error when PEs disagree on the arguments.
 void* malloc(std::size_t bytes, std::size_t align, const char* call);
 void* calloc(std::size_t count, std::size_t bytes, const char* call);
+// The same block malloc would give (the allocator is deterministic: same calls, same offsets),
+// without the exchange that is malloc's barrier and argument check (SHMEMX_MALLOC_NO_BARRIER):
+// the program synchronizes before another PE accesses it.
+void* malloc_no_barrier(std::size_t bytes, const char* call);
 void* realloc(void* p, std::size_t bytes, const char* call);
 void free(void* p, const char* call);
 // Size of the live allocation starting at p (0 when p starts none).
@@ -111,6 +117,37 @@ void quiet_all();  // every channel
 
 // ---- atomics on 4- and 8-byte words (values travel as their bit patterns) ---------------------
 uint64_t amo(int chan, AmoOp op, void* target, unsigned width, uint64_t operand, uint64_t compare, int pe);
+
+// ---- operation counts of a context (shmemx_pcntr_*) ------------------------------------------
+// kishmem_ctx::counts[]: writes (puts, non-fetching atomics, signal updates) are complete once a
+// quiet of their context returned after them; reads are complete on return when blocking
+// (read_now), else at that quiet (read_later).  The *_done entries are watermarks: the issued
+// counts read before a quiet that completed them.
+enum OpCount { write_issued, read_later_issued, read_now, write_done, read_later_done };
+enum class OpKind { write, read_later, read_now };
+inline void count_add(uint64_t* c, uint64_t n) {
+    if (g_hot.threads) __atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+    else __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+// n operations towards (world) PE `pe` on channel `chan`; the target counts them too when
+// KISHMEM_PCNTR_TARGET is set.
+void count_at_target(int chan, int pe, uint64_t n);
+inline void count_ops(kishmem_ctx* ctx, int chan, int pe, OpKind kind, uint64_t n) {
+    count_add(&ctx->counts[kind == OpKind::write ? write_issued : kind == OpKind::read_later ? read_later_issued : read_now], n);
+    if (__builtin_expect(g_hot.count_target, 0)) count_at_target(chan, pe, n);
+}
+// Completion of a context's deferred operations: read what was issued before its quiet, then
+// record it as done after the quiet returned.
+struct Issued {
+    uint64_t writes, reads;
+};
+inline Issued issued(const kishmem_ctx* ctx) {
+    return {__atomic_load_n(&ctx->counts[write_issued], __ATOMIC_ACQUIRE),
+            __atomic_load_n(&ctx->counts[read_later_issued], __ATOMIC_ACQUIRE)};
+}
+void completed(kishmem_ctx* ctx, Issued before_quiet);
+// Operations counted at this PE as their target (KISHMEM_PCNTR_TARGET; 0 without it).
+uint64_t target_count();
 
 // ---- signals (OpenSHMEM 1.5 put-with-signal; sig_op 0 = set, 1 = add) -------------------------
 void put_signal(int chan, void* dst, const void* src, std::size_t bytes, uint64_t* sig, uint64_t value, int sig_op,

@@ -33,6 +33,7 @@ struct kishmem_ctx {
     long options = 0;                // SHMEM_CTX_PRIVATE / SERIALIZED / NOSTORE
     kishmem_team* team = nullptr;    // PE numbers of this context's operations are team-relative
     bool live = false;
+    uint64_t counts[5] = {};         // this PE's operations on the context (rt::OpCount, shmemx_pcntr_*)
 };
 
 namespace kishmem::rt {

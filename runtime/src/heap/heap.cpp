@@ -56,6 +56,10 @@ void* malloc(std::size_t bytes, std::size_t align, const char* call) {
     return allocate(call, bytes, align);
 }
 
+void* malloc_no_barrier(std::size_t bytes, const char* call) {
+    return bytes ? allocate(call, bytes, kAllocAlign) : nullptr;
+}
+
 void* calloc(std::size_t count, std::size_t bytes, const char* call) {
     agree(call, CallArgs::count_size, count, bytes);
     if (count == 0 || bytes == 0) return nullptr;

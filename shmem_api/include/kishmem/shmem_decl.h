@@ -95,8 +95,7 @@ void KISHMEM_NAME(ctx_session_stop)(shmem_ctx_t ctx);
     D(T, N##_g, const T *source, int pe)                                                \
     D(void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     D(void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    D(void, N##_ibput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    D(void, N##_ibget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    KISHMEM_SIG_IB(D, T, N##_ibput, N##_ibget)                                          \
     D(void, N##_put_signal, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
     D(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 #define KISHMEM_DECL_RMA(T, N) KISHMEM_DECL_RMA_WITH(KISHMEM_DECL_DEV2, T, N)
@@ -111,8 +110,7 @@ KISHMEM_RMA_TYPES_HOST_ONLY(KISHMEM_DECL_RMA_HOST)
     KISHMEM_DECL_DEV2(void, get##B##_nbi, void *dest, const void *source, size_t nelems, int pe)  \
     KISHMEM_DECL_DEV2(void, iput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
     KISHMEM_DECL_DEV2(void, iget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-    KISHMEM_DECL_DEV2(void, ibput##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
-    KISHMEM_DECL_DEV2(void, ibget##B, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    KISHMEM_SIG_IB(KISHMEM_DECL_DEV2, void, ibput##B, ibget##B)                                   \
     KISHMEM_DECL_DEV2(void, put##B##_signal, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
     KISHMEM_DECL_DEV2(void, put##B##_signal_nbi, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 KISHMEM_RMA_SIZES(KISHMEM_DECL_RMA_SIZE)
@@ -135,8 +133,7 @@ KISHMEM_DECL_DEV2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
     KISHMEM_DECL_DEV2(T, N##_atomic_fetch, const T *source, int pe)                               \
     KISHMEM_DECL_DEV2(void, N##_atomic_set, T *dest, T value, int pe)                             \
     KISHMEM_DECL_DEV2(T, N##_atomic_swap, T *dest, T value, int pe)                               \
-    KISHMEM_DECL_DEV2(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)              \
-    KISHMEM_DECL_DEV2(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
+    KISHMEM_SIG_AMO_EXT_NBI(KISHMEM_DECL_DEV2, T, N)
 #define KISHMEM_DECL_AMO_STD(T, N)                                                                \
     KISHMEM_DECL_AMO_EXT(T, N)                                                                    \
     KISHMEM_DECL_DEV2(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe)               \
@@ -144,9 +141,7 @@ KISHMEM_DECL_DEV2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
     KISHMEM_DECL_DEV2(void, N##_atomic_inc, T *dest, int pe)                                      \
     KISHMEM_DECL_DEV2(T, N##_atomic_fetch_add, T *dest, T value, int pe)                          \
     KISHMEM_DECL_DEV2(void, N##_atomic_add, T *dest, T value, int pe)                             \
-    KISHMEM_DECL_DEV2(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe) \
-    KISHMEM_DECL_DEV2(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)                  \
-    KISHMEM_DECL_DEV2(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
+    KISHMEM_SIG_AMO_STD_NBI(KISHMEM_DECL_DEV2, T, N)
 #define KISHMEM_DECL_AMO_BIT(T, N)                                                                \
     KISHMEM_DECL_DEV2(T, N##_atomic_fetch_and, T *dest, T value, int pe)                          \
     KISHMEM_DECL_DEV2(void, N##_atomic_and, T *dest, T value, int pe)                             \
@@ -154,9 +149,7 @@ KISHMEM_DECL_DEV2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
     KISHMEM_DECL_DEV2(void, N##_atomic_or, T *dest, T value, int pe)                              \
     KISHMEM_DECL_DEV2(T, N##_atomic_fetch_xor, T *dest, T value, int pe)                          \
     KISHMEM_DECL_DEV2(void, N##_atomic_xor, T *dest, T value, int pe)                             \
-    KISHMEM_DECL_DEV2(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)         \
-    KISHMEM_DECL_DEV2(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)          \
-    KISHMEM_DECL_DEV2(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
+    KISHMEM_SIG_AMO_BIT_NBI(KISHMEM_DECL_DEV2, T, N)
 KISHMEM_AMO_STD_TYPES(KISHMEM_DECL_AMO_STD)
 KISHMEM_AMO_EXT_ONLY_TYPES(KISHMEM_DECL_AMO_EXT)
 KISHMEM_AMO_BIT_TYPES(KISHMEM_DECL_AMO_BIT)
@@ -261,9 +254,11 @@ KISHMEM_SYNC_TYPES(KISHMEM_DECL_SYNC)
 #define KISHMEM_DECL_DEPR_WAIT(T, N)                                                              \
     void KISHMEM_NAME(N##_wait)(T *ivar, T cmp_value);
 KISHMEM_DEPR_WAIT_TYPES(KISHMEM_DECL_DEPR_WAIT)
-/* The untyped (long) deprecated forms: C11 has generic selections and C++ overloads of these
- * names instead (kishmem/shmem_generic.h); the pshmem_ names are always declared. */
-#if defined(KISHMEM_DECL_PSHMEM) || (!defined(__cplusplus) && !(defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L))
+/* The untyped (long) deprecated forms, functions in C (C11 too: a call goes through the generic
+ * selection of kishmem/shmem_generic.h, defined after this, which picks the long form for a long
+ * pointer; `(shmem_wait_until)(...)` and `&shmem_wait_until` name the function).  C++ has
+ * overloads of these names instead; the pshmem_ names are always declared. */
+#if defined(KISHMEM_DECL_PSHMEM) || !defined(__cplusplus)
 void KISHMEM_NAME(wait)(long *ivar, long cmp_value);
 void KISHMEM_NAME(wait_until)(long *ivar, int cmp, long cmp_value);
 #endif

@@ -44,6 +44,24 @@
     X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
 
 
+/* Signatures shared by the shmem_ names (kishmem/shmem_decl.h) and the shmemx_ names of Sandia
+ * OpenSHMEM (kishmem/shmemx_sos.h): D(RET, NAME, PARAMS...) for each routine of a family. */
+#define KISHMEM_SIG_AMO_EXT_NBI(D, T, N)                                                          \
+    D(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)                              \
+    D(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
+#define KISHMEM_SIG_AMO_STD_NBI(D, T, N)                                                          \
+    D(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe)              \
+    D(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)                                  \
+    D(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)
+#define KISHMEM_SIG_AMO_BIT_NBI(D, T, N)                                                          \
+    D(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)                         \
+    D(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)                          \
+    D(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe)
+/* Blocked-strided put and get of elements of type P under the names PUT and GET. */
+#define KISHMEM_SIG_IB(D, P, PUT, GET)                                                            \
+    D(void, PUT, P *dest, const P *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
+    D(void, GET, P *dest, const P *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+
 /* Complex types for sum/prod reductions: C's _Complex; g++/clang++ accept __complex__. */
 #ifdef __cplusplus
 #define KISHMEM_COMPLEXF __complex__ float

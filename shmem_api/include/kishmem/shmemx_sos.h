@@ -1,0 +1,181 @@
+/* Sandia OpenSHMEM's extensions (included by shmemx.h), so that codes written for it build and
+ * run unchanged.  Most are the names it gave routines before the specification adopted them;
+ * here each is the same routine as its shmem_ twin (the same checks, the messages naming the
+ * shmemx_ name the program called).  Declared from the one type table (kishmem/shmem_types.h).
+ *
+ *   shmemx_[ctx_]TYPENAME_ibput / _ibget, shmemx_[ctx_]ibputSIZE / ibgetSIZE, shmemx_[ctx_]ibputmem
+ *   / ibgetmem      blocked strided put / get: nblocks blocks of bsize elements, block b from
+ *                   source + b * sst to dest + b * dst (elements; 1.6's shmem_ibput / shmem_ibget)
+ *   shmemx_[ctx_]signal_add / _set          1.6's shmem_signal_add / _set
+ *   shmemx_TYPENAME_sum_inscan / _exscan    1.6's team scans (shmem_TYPENAME_sum_inscan / _exscan)
+ *   shmemx_[ctx_]TYPENAME_atomic_*_nbi      1.5's non-blocking fetching atomics
+ *   SHMEMX_TEAM_NODE                        the PEs on this node: SHMEM_TEAM_SHARED, which here is
+ *                                           every PE of this host
+ *   SHMEMX_MALLOC_NO_BARRIER                shmem_malloc_with_hints hint: no barrier (see below)
+ *   shmemx_pcntr_*                          counts of this PE's operations (see below)
+ *   shmemx_register_gettid                  the program's thread numbering, used in messages
+ * C11 generic selections and C++ overloads: shmemx_ibput, shmemx_ibget, shmemx_sum_inscan,
+ * shmemx_sum_exscan, shmemx_atomic_*_nbi; C11 also shmemx_signal_add / _set (with or without a
+ * context). */
+#ifndef KISHMEM_SHMEMX_SOS_H
+#define KISHMEM_SHMEMX_SOS_H
+
+#define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
+
+/* shmem_malloc_with_hints(size, SHMEMX_MALLOC_NO_BARRIER): the block shmem_malloc would return
+ * (every PE must still make the same allocation calls in the same order), without its barrier
+ * and argument check; the program synchronizes (e.g. shmem_sync_all) before another PE accesses
+ * the block. */
+#define SHMEMX_MALLOC_NO_BARRIER (1L << 2)
+
+/* Operation counts of a context, from shmem_init (a new context starts at zero).  An operation
+ * is one put, p, get or g, one block of an iput / iget / ibput / ibget (one element each for
+ * iput / iget), one atomic, one signal update; a put-with-signal is two writes (data and
+ * signal).  Writes are puts, non-fetching atomics and signal updates; reads are gets and
+ * fetching atomics.  A blocking read is complete when it returns; every other operation once a
+ * shmem_quiet / shmem_ctx_quiet / shmem_pe_quiet on its context (shmem_barrier_all for the
+ * default context) returned after it.  Zero-length transfers count nothing.  The target count
+ * is the operations of every PE (this one included) completed in this PE's memory, counted
+ * only under KISHMEM_PCNTR_TARGET=1 (one more atomic per operation), else 0. */
+typedef struct {
+    uint64_t pending_put;   /* writes issued (shmemx_pcntr_get_issued_write) */
+    uint64_t pending_get;   /* reads issued (shmemx_pcntr_get_issued_read) */
+    uint64_t completed_put; /* writes completed (shmemx_pcntr_get_completed_write) */
+    uint64_t completed_get; /* reads completed (shmemx_pcntr_get_completed_read) */
+    uint64_t target;        /* operations completed at this PE (shmemx_pcntr_get_completed_target) */
+} shmemx_pcntr_t;
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KISHMEM_X2(RET, NAME, ...) RET shmemx_##NAME(__VA_ARGS__); RET shmemx_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
+#define KISHMEM_X_IB_TYPE(T, N) KISHMEM_SIG_IB(KISHMEM_X2, T, N##_ibput, N##_ibget)
+#define KISHMEM_X_IB_SIZE(B) KISHMEM_SIG_IB(KISHMEM_X2, void, ibput##B, ibget##B)
+KISHMEM_RMA_TYPES(KISHMEM_X_IB_TYPE)
+KISHMEM_RMA_SIZES(KISHMEM_X_IB_SIZE)
+KISHMEM_X_IB_SIZE(mem)
+
+KISHMEM_X2(void, signal_add, uint64_t *sig_addr, uint64_t signal, int pe)
+KISHMEM_X2(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
+
+#define KISHMEM_X_AMO_EXT(T, N) KISHMEM_SIG_AMO_EXT_NBI(KISHMEM_X2, T, N)
+#define KISHMEM_X_AMO_STD(T, N) KISHMEM_SIG_AMO_EXT_NBI(KISHMEM_X2, T, N) KISHMEM_SIG_AMO_STD_NBI(KISHMEM_X2, T, N)
+#define KISHMEM_X_AMO_BIT(T, N) KISHMEM_SIG_AMO_BIT_NBI(KISHMEM_X2, T, N)
+KISHMEM_AMO_STD_TYPES(KISHMEM_X_AMO_STD)
+KISHMEM_AMO_EXT_ONLY_TYPES(KISHMEM_X_AMO_EXT)
+KISHMEM_AMO_BIT_TYPES(KISHMEM_X_AMO_BIT)
+
+#define KISHMEM_X_SCAN(T, N)                                                                                       \
+    int shmemx_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems);                        \
+    int shmemx_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems);
+KISHMEM_REDUCE_MINMAX_TYPES(KISHMEM_X_SCAN)
+KISHMEM_REDUCE_COMPLEX_TYPES(KISHMEM_X_SCAN)
+
+/* The counts of ctx (SHMEM_CTX_DEFAULT or a live context; the call ends the job on any other
+ * handle or a NULL result pointer, naming it). */
+void shmemx_pcntr_get_issued_write(shmem_ctx_t ctx, uint64_t *cntr_value);
+void shmemx_pcntr_get_issued_read(shmem_ctx_t ctx, uint64_t *cntr_value);
+void shmemx_pcntr_get_completed_write(shmem_ctx_t ctx, uint64_t *cntr_value);
+void shmemx_pcntr_get_completed_read(shmem_ctx_t ctx, uint64_t *cntr_value);
+void shmemx_pcntr_get_completed_target(uint64_t *cntr_value);
+void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
+
+/* gettid_fn numbers the program's threads (may be called before shmem_init; NULL turns it off):
+ * every message of the library then names the thread it comes from, "kishmem: PE n (thread t):". */
+void shmemx_register_gettid(uint64_t (*gettid_fn)(void));
+
+#ifdef __cplusplus
+}
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#undef KISHMEM_X2
+#undef KISHMEM_X_IB_TYPE
+#undef KISHMEM_X_IB_SIZE
+#undef KISHMEM_X_AMO_EXT
+#undef KISHMEM_X_AMO_STD
+#undef KISHMEM_X_AMO_BIT
+#undef KISHMEM_X_SCAN
+
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/* C11: the selectors of kishmem/shmem_generic.h with the shmemx_ prefix. */
+#define KISHMEM_XSEL(T, N, F) T *: shmemx_##N##_##F,
+#define KISHMEM_XSEL_CTX(T, N, F) T *: shmemx_ctx_##N##_##F,
+#define KISHMEM_XGEN(LIST, F, ...) KISHMEM_GEN_CTX(LIST, KISHMEM_XSEL, KISHMEM_XSEL_CTX, F, __VA_ARGS__)
+#define KISHMEM_XGEN1(LIST, F, ...) \
+    _Generic(KISHMEM_ARG1(__VA_ARGS__, 0, 0), LIST(KISHMEM_XSEL, F) default: kishmem_generic_no_such_type)(__VA_ARGS__)
+#define shmemx_ibput(...) KISHMEM_XGEN(KISHMEM_GENERIC_RMA_TYPES, ibput, __VA_ARGS__)
+#define shmemx_ibget(...) KISHMEM_XGEN(KISHMEM_GENERIC_RMA_TYPES, ibget, __VA_ARGS__)
+#define shmemx_signal_add(...) \
+    _Generic(KISHMEM_ARG0(__VA_ARGS__, 0), shmem_ctx_t: shmemx_ctx_signal_add, default: shmemx_signal_add)(__VA_ARGS__)
+#define shmemx_signal_set(...) \
+    _Generic(KISHMEM_ARG0(__VA_ARGS__, 0), shmem_ctx_t: shmemx_ctx_signal_set, default: shmemx_signal_set)(__VA_ARGS__)
+#define shmemx_sum_inscan(...) KISHMEM_XGEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, sum_inscan, __VA_ARGS__)
+#define shmemx_sum_exscan(...) KISHMEM_XGEN1(KISHMEM_GENERIC_REDUCE_ARITH_TYPES, sum_exscan, __VA_ARGS__)
+#define shmemx_atomic_fetch_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_EXT_TYPES, atomic_fetch_nbi, __VA_ARGS__)
+#define shmemx_atomic_swap_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_EXT_TYPES, atomic_swap_nbi, __VA_ARGS__)
+#define shmemx_atomic_compare_swap_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_STD_TYPES, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmemx_atomic_fetch_inc_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_STD_TYPES, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmemx_atomic_fetch_add_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_STD_TYPES, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmemx_atomic_fetch_and_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_BIT_TYPES, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmemx_atomic_fetch_or_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_BIT_TYPES, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmemx_atomic_fetch_xor_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_BIT_TYPES, atomic_fetch_xor_nbi, __VA_ARGS__)
+
+#elif defined(__cplusplus)
+/* C++: overloads forwarding to the typed C routines. */
+#define KISHMEM_CXX_X_RMA(T, N, F)                                                                                 \
+    inline void shmemx_ibput(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) {        \
+        shmemx_##N##_ibput(d, s, dst, sst, b, nb, pe);                                                             \
+    }                                                                                                              \
+    inline void shmemx_ibput(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) { \
+        shmemx_ctx_##N##_ibput(c, d, s, dst, sst, b, nb, pe);                                                      \
+    }                                                                                                              \
+    inline void shmemx_ibget(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) {        \
+        shmemx_##N##_ibget(d, s, dst, sst, b, nb, pe);                                                             \
+    }                                                                                                              \
+    inline void shmemx_ibget(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) { \
+        shmemx_ctx_##N##_ibget(c, d, s, dst, sst, b, nb, pe);                                                      \
+    }
+KISHMEM_GENERIC_RMA_TYPES(KISHMEM_CXX_X_RMA, _)
+#define KISHMEM_CXX_X_SCAN(T, N, F)                                                                                \
+    inline int shmemx_sum_inscan(shmem_team_t t, T *d, const T *s, size_t n) { return shmemx_##N##_sum_inscan(t, d, s, n); } \
+    inline int shmemx_sum_exscan(shmem_team_t t, T *d, const T *s, size_t n) { return shmemx_##N##_sum_exscan(t, d, s, n); }
+KISHMEM_GENERIC_REDUCE_ARITH_TYPES(KISHMEM_CXX_X_SCAN, _)
+#define KISHMEM_CXX_X_AMO_EXT(T, N, F)                                                                             \
+    inline void shmemx_atomic_fetch_nbi(T *f, const T *s, int pe) { shmemx_##N##_atomic_fetch_nbi(f, s, pe); }      \
+    inline void shmemx_atomic_fetch_nbi(shmem_ctx_t c, T *f, const T *s, int pe) { shmemx_ctx_##N##_atomic_fetch_nbi(c, f, s, pe); } \
+    inline void shmemx_atomic_swap_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_swap_nbi(f, d, v, pe); }      \
+    inline void shmemx_atomic_swap_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_swap_nbi(c, f, d, v, pe); }
+#define KISHMEM_CXX_X_AMO_STD(T, N, F)                                                                             \
+    inline void shmemx_atomic_compare_swap_nbi(T *f, T *d, T c, T v, int pe) { shmemx_##N##_atomic_compare_swap_nbi(f, d, c, v, pe); } \
+    inline void shmemx_atomic_compare_swap_nbi(shmem_ctx_t x, T *f, T *d, T c, T v, int pe) {                      \
+        shmemx_ctx_##N##_atomic_compare_swap_nbi(x, f, d, c, v, pe);                                               \
+    }                                                                                                              \
+    inline void shmemx_atomic_fetch_inc_nbi(T *f, T *d, int pe) { shmemx_##N##_atomic_fetch_inc_nbi(f, d, pe); }    \
+    inline void shmemx_atomic_fetch_inc_nbi(shmem_ctx_t c, T *f, T *d, int pe) { shmemx_ctx_##N##_atomic_fetch_inc_nbi(c, f, d, pe); } \
+    inline void shmemx_atomic_fetch_add_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_fetch_add_nbi(f, d, v, pe); } \
+    inline void shmemx_atomic_fetch_add_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_fetch_add_nbi(c, f, d, v, pe); }
+#define KISHMEM_CXX_X_AMO_BIT(T, N, F)                                                                             \
+    inline void shmemx_atomic_fetch_and_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_fetch_and_nbi(f, d, v, pe); } \
+    inline void shmemx_atomic_fetch_and_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_fetch_and_nbi(c, f, d, v, pe); } \
+    inline void shmemx_atomic_fetch_or_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_fetch_or_nbi(f, d, v, pe); } \
+    inline void shmemx_atomic_fetch_or_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_fetch_or_nbi(c, f, d, v, pe); } \
+    inline void shmemx_atomic_fetch_xor_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_fetch_xor_nbi(f, d, v, pe); } \
+    inline void shmemx_atomic_fetch_xor_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_fetch_xor_nbi(c, f, d, v, pe); }
+KISHMEM_GENERIC_AMO_EXT_TYPES(KISHMEM_CXX_X_AMO_EXT, _)
+KISHMEM_GENERIC_AMO_STD_TYPES(KISHMEM_CXX_X_AMO_STD, _)
+KISHMEM_GENERIC_AMO_BIT_TYPES(KISHMEM_CXX_X_AMO_BIT, _)
+#undef KISHMEM_CXX_X_RMA
+#undef KISHMEM_CXX_X_SCAN
+#undef KISHMEM_CXX_X_AMO_EXT
+#undef KISHMEM_CXX_X_AMO_STD
+#undef KISHMEM_CXX_X_AMO_BIT
+#endif /* C11 / C++ */
+
+#endif /* KISHMEM_SHMEMX_SOS_H */
