@@ -150,6 +150,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     waits.progress_any_thread = s.thread_level == kThreadMultiple;  // UCX workers are then made for threads
 
     s.boot = given ? std::move(given) : bootstrap_open();
+    liveness::watch_launcher(env::launcher_watch());  // (a launcher's PEs only: liveness::start)
     s.pe = s.boot->rank();
     s.npes = s.boot->size();
     log_set_pe(s.pe);
