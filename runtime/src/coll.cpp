@@ -47,7 +47,17 @@ void broadcast(kishmem_team* t, void* dst, const void* src, std::size_t bytes, i
             if (i == root) continue;
             put(0, dst, src, bytes, t->members[i], true);
         }
-        if (root_gets_copy && dst != src) local_copy(dst, src, bytes);
+        const char *d = static_cast<const char*>(dst), *sc = static_cast<const char*>(src);
+        if (root_gets_copy && dst != src && d < sc + bytes && sc < d + bytes) {
+            // Overlapping (the spec does not forbid it): once the puts have read source, dest
+            // gets source as it was, through a temporary copy.
+            quiet(0);
+            std::vector<char> tmp(bytes);
+            local_copy(tmp.data(), src, bytes);
+            local_copy(dst, tmp.data(), bytes);
+        } else if (root_gets_copy && dst != src) {
+            local_copy(dst, src, bytes);
+        }
         quiet(0);
     }
     group_sync(t, call, CallArgs::bytes_root, bytes, static_cast<uint64_t>(root));

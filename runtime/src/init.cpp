@@ -150,6 +150,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     waits.progress_any_thread = s.thread_level == kThreadMultiple;  // UCX workers are then made for threads
 
     s.boot = given ? std::move(given) : bootstrap_open();
+    liveness::watch_launcher(env::launcher_watch());  // (a launcher's PEs only: liveness::start)
     s.pe = s.boot->rank();
     s.npes = s.boot->size();
     log_set_pe(s.pe);
@@ -335,6 +336,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     s.nchan = 1;
     for (Transport* t : s.transports) s.nchan = std::max(s.nchan, std::min(t->channels(), 64));
     s.alloc = std::make_unique<HeapAllocator>(s.device_heap ? device::kDevReserved : kReserved, s.size);
+    if (!s.alloc->freed_bits())
+        fatal("shmem_init", "cannot allocate the map of freed heap blocks (%zu bytes)", s.size / 512 + 1);
     std::memset(s.sync_base, 0, kReserved);
     teams_init();
     s.p2p.assign(s.npes, nullptr);
@@ -351,6 +354,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     g_hot.needs_progress = s.needs_progress;
     g_hot.threads = s.thread_level == kThreadMultiple;
     g_hot.count_target = env::pcntr_target();
+    g_hot.freed = s.alloc->freed_bits();
     s.initialized = g_hot.initialized = true;
     static bool exit_hook = false;
     if (!exit_hook) exit_hook = std::atexit(left_without_finalize) == 0;
@@ -415,6 +419,8 @@ void finalize() {
     s.dheap.reset();
 #endif
     s.peer_segments.clear();
+    g_hot.size = 0;  // the freed map goes with the allocator
+    g_hot.freed = nullptr;
     s.alloc.reset();
     s.boot->finalize();
     teams_fini();

@@ -37,9 +37,11 @@ inline void check_init(const char* call) {
     if (__builtin_expect(!rt::initialized(), 0)) fail_not_initialized(call);
 }
 
+// A symmetric buffer of `bytes` bytes (rt::is_live: within the heap or the static data, and not
+// in a block that was freed; fail_sym says which).
 inline void check_sym(const char* call, const char* what, const void* sym, std::size_t bytes) {
     check_init(call);
-    if (g_check && bytes && __builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+    if (g_check && bytes && __builtin_expect(!rt::is_live(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
 }
 
 // A local buffer (the side of a transfer that need not be symmetric): NULL only when nothing moves.
@@ -99,7 +101,7 @@ inline Target target(const char* call, shmem_ctx_t ctx, int pe) {
 inline Target target_sym(const char* call, shmem_ctx_t ctx, int pe, const char* what, const void* sym,
                          std::size_t bytes) {
     Target t = target(call, ctx, pe);
-    if (g_check && bytes && __builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
+    if (g_check && bytes && __builtin_expect(!rt::is_live(sym, bytes), 0)) fail_sym(call, what, sym, bytes);
     return t;
 }
 
@@ -109,7 +111,7 @@ inline Target target_xfer(const char* call, shmem_ctx_t ctx, int pe, const char*
                           const char* local_what, const void* local, std::size_t bytes) {
     Target t = target(call, ctx, pe);
     if (g_check && bytes) {
-        if (__builtin_expect(!rt::is_symmetric(sym, bytes), 0)) fail_sym(call, sym_what, sym, bytes);
+        if (__builtin_expect(!rt::is_live(sym, bytes), 0)) fail_sym(call, sym_what, sym, bytes);
         if (__builtin_expect(local == nullptr, 0)) fail_null(call, local_what);
     }
     return t;

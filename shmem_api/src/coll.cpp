@@ -1,6 +1,7 @@
 // Collectives: team-based (1.5), scans (1.6), and the deprecated active-set forms.  Every typed
 // routine is one line over these templates; reductions fold with the operator types below.
 #include "check.h"
+#include "coll_check.h"
 #include "kishmem/log.h"
 
 namespace kishmem::api {
@@ -22,14 +23,16 @@ void fold(void* acc, const void* src, std::size_t n) {
 
 inline void check_buffers(const char* call, const void* dest, std::size_t dbytes, const void* src, std::size_t sbytes) {
     if (!g_check) return;
-    if (dbytes && !rt::is_symmetric(dest, dbytes)) fail_sym(call, "dest", dest, dbytes);
-    if (sbytes && !rt::is_symmetric(src, sbytes)) fail_sym(call, "source", src, sbytes);
+    if (dbytes && !rt::is_live(dest, dbytes)) fail_sym(call, "dest", dest, dbytes);
+    if (sbytes && !rt::is_live(src, sbytes)) fail_sym(call, "source", src, sbytes);
 }
 
 template <class T, class Op>
 int reduce(const char* call, shmem_team_t team, T* dest, const T* src, std::size_t n) {
     kishmem_team* t = team_of(call, team);
-    check_buffers(call, dest, n * sizeof(T), src, n * sizeof(T));
+    const std::size_t bytes = coll_bytes(call, "nreduce", n, sizeof(T));
+    check_buffers(call, dest, bytes, src, bytes);
+    check_in_place(call, dest, src, bytes);
     rt::reduce(t, dest, src, n, sizeof(T), fold<T, Op>, call);
     return 0;
 }
@@ -37,49 +40,72 @@ int reduce(const char* call, shmem_team_t team, T* dest, const T* src, std::size
 template <class T>
 int scan(const char* call, shmem_team_t team, T* dest, const T* src, std::size_t n, bool inclusive) {
     kishmem_team* t = team_of(call, team);
-    check_buffers(call, dest, n * sizeof(T), src, n * sizeof(T));
+    const std::size_t bytes = coll_bytes(call, "nelems", n, sizeof(T));
+    check_buffers(call, dest, bytes, src, bytes);
+    check_in_place(call, dest, src, bytes);
     rt::scan(t, dest, src, n, sizeof(T), fold<T, OpSum>, inclusive, call);
     return 0;
 }
 
 // The data-moving collectives take the group already checked (team_of for a team, set_of for an
-// active set), so that both forms check their buffers here, once.
-inline int broadcast(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t bytes, int root,
-                     bool root_gets_copy = true) {
+// active set) and the count as the caller got it (elements of elem bytes), so that both forms
+// check their counts and buffers here, once.
+inline int broadcast(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t n, std::size_t elem,
+                     int root, bool root_gets_copy = true) {
+    const std::size_t bytes = coll_bytes(call, "nelems", n, elem);
     if (root < 0 || root >= t->size()) fail_pe(call, root, t->size());
     const bool is_root = t->my_index == root;
     check_buffers(call, dest, is_root && !root_gets_copy ? 0 : bytes, src, is_root ? bytes : 0);
+    if (root_gets_copy && dest != src)  // (the active-set form leaves the root's dest alone)
+        warn_overlap(call, dest, bytes, src, bytes, "here the root's dest receives source as it was before the call");
     rt::broadcast(t, dest, src, bytes, root, root_gets_copy, call);
     return 0;
 }
 
-inline int fcollect(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t bytes) {
-    check_buffers(call, dest, bytes * t->size(), src, bytes);
+// Where other PEs' blocks land in this PE's dest while it still sends from source.
+constexpr const char* kRace = "other PEs' data may land in source before this PE sent it, so results may differ "
+                              "from run to run";
+
+inline int fcollect(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t n, std::size_t elem) {
+    const std::size_t dbytes = coll_bytes(call, "nelems", n, elem, t->size());
+    const std::size_t bytes = n * elem;  // (checked with the PEs' count above)
+    check_buffers(call, dest, dbytes, src, bytes);
+    warn_overlap(call, dest, dbytes, src, bytes, kRace);
     rt::fcollect(t, dest, src, bytes, call);
     return 0;
 }
 
 // dest's size is the sum of every member's nelems, known once the members have told theirs.
-inline int collect(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t bytes) {
+inline int collect(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t n, std::size_t elem) {
+    const std::size_t bytes = coll_bytes(call, "nelems", n, elem);
     check_buffers(call, dest, 0, src, bytes);
     std::size_t total = 0;
     const std::size_t offset = rt::collect_sizes(t, bytes, &total, call);
     check_buffers(call, dest, total, src, 0);
+    warn_overlap(call, dest, total, src, bytes, kRace);
     rt::collect_data(t, dest, src, bytes, offset, call);
     return 0;
 }
 
-inline int alltoall(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t bytes) {
-    check_buffers(call, dest, bytes * t->size(), src, bytes * t->size());
+inline int alltoall(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t n, std::size_t elem) {
+    const std::size_t all = coll_bytes(call, "nelems", n, elem, t->size());
+    const std::size_t bytes = n * elem;
+    check_buffers(call, dest, all, src, all);
+    warn_overlap(call, dest, all, src, all, kRace);
     rt::alltoall(t, dest, src, bytes, call);
     return 0;
 }
 
 inline int alltoalls(const char* call, kishmem_team* t, void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,
                      std::size_t n, std::size_t elem) {
-    if (dst < 1 || sst < 1) fail_arg(call, dst < 1 ? "stride dst" : "stride sst", dst < 1 ? dst : sst);
-    std::size_t total = n * t->size();
-    if (total) check_buffers(call, dest, ((total - 1) * dst + 1) * elem, src, ((total - 1) * sst + 1) * elem);
+    if (dst < 1 || sst < 1)
+        fatal(call, "stride %s %td is invalid: dst and sst must be at least 1 (dst %td, sst %td)", dst < 1 ? "dst" : "sst",
+              dst < 1 ? dst : sst, dst, sst);
+    coll_bytes(call, "nelems", n, elem, t->size());
+    const std::size_t total = n * t->size();  // elements over all PEs (no overflow: checked in bytes above)
+    const std::size_t dspan = span_bytes(call, total, dst, elem), sspan = span_bytes(call, total, sst, elem);
+    check_buffers(call, dest, dspan, src, sspan);
+    warn_overlap(call, dest, dspan, src, sspan, kRace);
     rt::alltoalls(t, dest, src, dst, sst, n, elem, call);
     return 0;
 }
@@ -91,10 +117,14 @@ inline kishmem_team* set_of(const char* call, int start, int log_stride, int siz
 }
 
 template <class T, class Op>
-void to_all(const char* call, T* dest, const T* src, int n, int start, int log_stride, int size, long* psync) {
+void to_all(const char* call, T* dest, const T* src, int n, int start, int log_stride, int size, const T* pwrk,
+            long* psync) {
     kishmem_team* t = set_of(call, start, log_stride, size, psync);
-    if (n < 0) fail_arg(call, "nreduce", n);
-    check_buffers(call, dest, n * sizeof(T), src, n * sizeof(T));
+    if (n < 0) fatal(call, "nreduce %d is negative", n);
+    const std::size_t bytes = coll_bytes(call, "nreduce", static_cast<std::size_t>(n), sizeof(T));
+    check_buffers(call, dest, bytes, src, bytes);
+    check_in_place(call, dest, src, bytes);
+    check_pwrk(call, pwrk, n, sizeof(T));
     rt::reduce(t, dest, src, static_cast<std::size_t>(n), sizeof(T), fold<T, Op>, call);
 }
 
@@ -108,19 +138,19 @@ extern "C" {
 #define DEFINE_COLL(T, N)                                                                                         \
     int shmem_##N##_broadcast(shmem_team_t t, T* d, const T* s, size_t n, int root) {                            \
         const char* call = "shmem_" #N "_broadcast";                                                              \
-        return broadcast(call, team_of(call, t), d, s, bytes_of(call, n, sizeof(T)), root);                       \
+        return broadcast(call, team_of(call, t), d, s, n, sizeof(T), root);                       \
     }                                                                                                             \
     int shmem_##N##_collect(shmem_team_t t, T* d, const T* s, size_t n) {                                        \
         const char* call = "shmem_" #N "_collect";                                                                \
-        return collect(call, team_of(call, t), d, s, bytes_of(call, n, sizeof(T)));                               \
+        return collect(call, team_of(call, t), d, s, n, sizeof(T));                               \
     }                                                                                                             \
     int shmem_##N##_fcollect(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
         const char* call = "shmem_" #N "_fcollect";                                                               \
-        return fcollect(call, team_of(call, t), d, s, bytes_of(call, n, sizeof(T)));                              \
+        return fcollect(call, team_of(call, t), d, s, n, sizeof(T));                              \
     }                                                                                                             \
     int shmem_##N##_alltoall(shmem_team_t t, T* d, const T* s, size_t n) {                                       \
         const char* call = "shmem_" #N "_alltoall";                                                               \
-        return alltoall(call, team_of(call, t), d, s, bytes_of(call, n, sizeof(T)));                              \
+        return alltoall(call, team_of(call, t), d, s, n, sizeof(T));                              \
     }                                                                                                             \
     K_ALIAS(int, N##_broadcast, shmem_team_t, T*, const T*, size_t, int)                                          \
     K_ALIAS(int, N##_fcollect, shmem_team_t, T*, const T*, size_t)                                                \
@@ -134,19 +164,19 @@ KISHMEM_RMA_TYPES(DEFINE_COLL)
 
 int shmem_broadcastmem(shmem_team_t t, void* d, const void* s, size_t n, int root) {
     const char* call = "shmem_broadcastmem";
-    return broadcast(call, team_of(call, t), d, s, n, root);
+    return broadcast(call, team_of(call, t), d, s, n, 1, root);
 }
 int shmem_collectmem(shmem_team_t t, void* d, const void* s, size_t n) {
     const char* call = "shmem_collectmem";
-    return collect(call, team_of(call, t), d, s, n);
+    return collect(call, team_of(call, t), d, s, n, 1);
 }
 int shmem_fcollectmem(shmem_team_t t, void* d, const void* s, size_t n) {
     const char* call = "shmem_fcollectmem";
-    return fcollect(call, team_of(call, t), d, s, n);
+    return fcollect(call, team_of(call, t), d, s, n, 1);
 }
 int shmem_alltoallmem(shmem_team_t t, void* d, const void* s, size_t n) {
     const char* call = "shmem_alltoallmem";
-    return alltoall(call, team_of(call, t), d, s, n);
+    return alltoall(call, team_of(call, t), d, s, n, 1);
 }
 K_ALIAS(int, broadcastmem, shmem_team_t, void*, const void*, size_t, int)
 K_ALIAS(int, fcollectmem, shmem_team_t, void*, const void*, size_t)
@@ -188,8 +218,8 @@ KISHMEM_REDUCE_MINMAX_TYPES(DEFINE_X_SCAN)
 KISHMEM_REDUCE_COMPLEX_TYPES(DEFINE_X_SCAN)
 
 #define DEFINE_TOALL(T, N, OP, OPT)                                                                               \
-    void shmem_##N##_##OP##_to_all(T* d, const T* s, int n, int start, int ls, int size, T*, long* psync) {      \
-        to_all<T, OPT>("shmem_" #N "_" #OP "_to_all", d, s, n, start, ls, size, psync);                           \
+    void shmem_##N##_##OP##_to_all(T* d, const T* s, int n, int start, int ls, int size, T* w, long* psync) {    \
+        to_all<T, OPT>("shmem_" #N "_" #OP "_to_all", d, s, n, start, ls, size, w, psync);                        \
     }
 #define DEFINE_TOALL_BIT(T, N) DEFINE_TOALL(T, N, and, OpAnd) DEFINE_TOALL(T, N, or, OpOr) DEFINE_TOALL(T, N, xor, OpXor)
 #define DEFINE_TOALL_MINMAX(T, N) DEFINE_TOALL(T, N, max, OpMax) DEFINE_TOALL(T, N, min, OpMin)
@@ -214,19 +244,19 @@ void shmem_sync(int start, int ls, int size, long* psync) {
 #define DEFINE_COLL_AS(B)                                                                                         \
     void shmem_broadcast##B(void* d, const void* s, size_t n, int root, int start, int ls, int size, long* ps) {  \
         const char* call = "shmem_broadcast" #B;                                                                  \
-        broadcast(call, set_of(call, start, ls, size, ps), d, s, bytes_of(call, n, B / 8), root, false);          \
+        broadcast(call, set_of(call, start, ls, size, ps), d, s, n, B / 8, root, false);          \
     }                                                                                                             \
     void shmem_collect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {              \
         const char* call = "shmem_collect" #B;                                                                    \
-        collect(call, set_of(call, start, ls, size, ps), d, s, bytes_of(call, n, B / 8));                         \
+        collect(call, set_of(call, start, ls, size, ps), d, s, n, B / 8);                         \
     }                                                                                                             \
     void shmem_fcollect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {             \
         const char* call = "shmem_fcollect" #B;                                                                   \
-        fcollect(call, set_of(call, start, ls, size, ps), d, s, bytes_of(call, n, B / 8));                        \
+        fcollect(call, set_of(call, start, ls, size, ps), d, s, n, B / 8);                        \
     }                                                                                                             \
     void shmem_alltoall##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {             \
         const char* call = "shmem_alltoall" #B;                                                                   \
-        alltoall(call, set_of(call, start, ls, size, ps), d, s, bytes_of(call, n, B / 8));                        \
+        alltoall(call, set_of(call, start, ls, size, ps), d, s, n, B / 8);                        \
     }                                                                                                             \
     void shmem_alltoalls##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int start, int ls,    \
                             int size, long* ps) {                                                                 \

@@ -114,6 +114,9 @@ void fail_null(const char* call, const char* what) {
 
 void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes) {
     if (!p) fail_null(call, what);
+    if (rt::in_heap(p, bytes) && rt::in_freed(p))
+        fatal(call, "%s %p (%zu bytes) is in a symmetric block that was freed (shmem_free) and not allocated again",
+              what, p, bytes);
     const char* b = rt::heap_base();
     fatal(call, "%s %p (%zu bytes) is not within the symmetric heap [%p, %p) and is not a global or static variable", what, p, bytes,
           static_cast<const void*>(b), static_cast<const void*>(b + rt::heap_size()));

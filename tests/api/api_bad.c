@@ -9,6 +9,53 @@
 #include <string.h>
 
 #include <shmem.h>
+#include <unistd.h>
+
+/* pWrk for nreduce up to 32: max(32 / 2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements or more */
+#define PWRK_ELEMS (32 / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE)
+
+/* Collectives whose dest and source overlap where the spec does not forbid it: each is called
+ * twice with stderr captured, and the number of warnings the two calls gave is printed (the
+ * warning comes once per routine); the data must still be right where kishmem defines it. */
+static int overlap_case(const char *what, int me, int npes, long *sym, long *psync) {
+    (void)psync;
+    char text[8192] = {0};
+    int bad = 0;
+    fflush(stderr);
+    FILE *cap = tmpfile();
+    int saved = dup(2);
+    dup2(fileno(cap), 2);
+    for (int k = 0; k < 2; ++k) {
+        for (int i = 0; i < 16; ++i) sym[i] = 100 * me + i;
+        shmem_barrier_all();
+        if (!strcmp(what, "overlap_fcollect")) shmem_long_fcollect(SHMEM_TEAM_WORLD, sym + 1, sym, 2);
+        if (!strcmp(what, "overlap_collect")) shmem_long_collect(SHMEM_TEAM_WORLD, sym + 1, sym, 2);
+        if (!strcmp(what, "overlap_alltoall")) shmem_long_alltoall(SHMEM_TEAM_WORLD, sym, sym, 1);
+        if (!strcmp(what, "overlap_alltoalls64")) shmem_alltoalls64(sym + 1, sym, 2, 2, 1, 0, 0, npes, psync);
+        if (!strcmp(what, "overlap_broadcast")) { /* the root's dest gets source as it was */
+            shmem_long_broadcast(SHMEM_TEAM_WORLD, sym + 2, sym, 6, 0);
+            for (int i = 0; i < 6; ++i)
+                if (sym[2 + i] != i) bad = 1;
+        }
+        shmem_barrier_all();
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(cap);
+    size_t n = fread(text, 1, sizeof text - 1, cap);
+    text[n] = 0;
+    fclose(cap);
+    fputs(text, stderr);
+    int warnings = 0;
+    for (const char *p = text; (p = strstr(p, "warning: ")) != NULL; ++p) ++warnings;
+    if (bad) printf("FAIL: api_bad %s: PE %d: dest is not the root's source as it was\n", what, me);
+    printf("PE %d: %d warning(s) in 2 calls of %s\n", me, warnings, what);
+    fflush(stdout);
+    shmem_barrier_all();
+    shmem_finalize();
+    return 0;
+}
 
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "";
@@ -20,6 +67,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
     long local = 0;
     shmem_barrier_all();
+    if (!strncmp(what, "overlap_", 8)) return overlap_case(what, me, npes, sym, psync);
 
     if (!strcmp(what, "team_destroyed")) { /* a destroyed team used in a collective */
         shmem_team_t t;
@@ -142,11 +190,11 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "broadcast_count")) /* the same root, different nelems */
         shmem_int_broadcast(SHMEM_TEAM_WORLD, isym, isym + 32, (size_t)me + 1, 0);
     if (!strcmp(what, "to_all_count")) { /* active-set reduction with different nreduce */
-        long *pwrk = shmem_malloc(SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(long));
+        long *pwrk = shmem_malloc(PWRK_ELEMS * sizeof(long));
         shmem_long_sum_to_all(sym, sym + 32, me + 1, 0, 0, npes, pwrk, psync);
     }
     if (!strcmp(what, "to_all_op")) { /* sum_to_all on PE 0, max_to_all elsewhere */
-        long *pwrk = shmem_malloc(SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(long));
+        long *pwrk = shmem_malloc(PWRK_ELEMS * sizeof(long));
         (me == 0 ? shmem_long_sum_to_all : shmem_long_max_to_all)(sym, sym + 32, 2, 0, 0, npes, pwrk, psync);
     }
     if (!strcmp(what, "fcollect_active_set")) { /* active-set fcollect with different nelems */
@@ -190,6 +238,42 @@ int main(int argc, char **argv) {
         shmem_long_put_signal(sym, sym + 8, 1, (uint64_t *)(sym + 16), 1, 12345, npes - 1);
     if (!strcmp(what, "wait_vector_cmp")) /* comparison operator out of range */
         (void)shmem_long_test_any_vector(sym, 4, NULL, 77, sym + 8);
+
+    /* Counts that are negative (an int -1 passed as size_t), overflow with the element size
+       (also once per PE), or exceed the heap */
+    if (!strcmp(what, "reduce_negative")) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sym, sym + 32, (size_t)-1);
+    if (!strcmp(what, "to_all_negative")) {
+        long *pwrk = shmem_malloc(PWRK_ELEMS * sizeof(long));
+        shmem_long_sum_to_all(sym, sym + 32, -3, 0, 0, npes, pwrk, psync);
+    }
+    if (!strcmp(what, "broadcast_negative")) shmem_int_broadcast(SHMEM_TEAM_WORLD, isym, isym + 32, (size_t)(int)-2, 0);
+    if (!strcmp(what, "fcollect_negative")) shmem_fcollectmem(SHMEM_TEAM_WORLD, sym, sym + 32, (size_t)(int)-1);
+    if (!strcmp(what, "collect64_negative")) shmem_collect64(sym, sym + 8, (size_t)(int)-1, 0, 0, npes, psync);
+    if (!strcmp(what, "alltoall_negative")) shmem_long_alltoall(SHMEM_TEAM_WORLD, sym, sym + 32, (size_t)(int)-5);
+    if (!strcmp(what, "alltoall_heap")) shmem_alltoallmem(SHMEM_TEAM_WORLD, sym, sym + 32, (size_t)1 << 40);
+    if (!strcmp(what, "broadcast_overflow")) /* 2^61 + 1 longs: 2^64 + 8 bytes */
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, sym, sym + 32, ((size_t)1 << 61) + 1, 0);
+    if (!strcmp(what, "fcollect_overflow")) /* 2^60 + 1 longs fit in 2^64 bytes, twice (2 PEs) do not */
+        shmem_long_fcollect(SHMEM_TEAM_WORLD, sym, sym + 32, ((size_t)1 << 60) + 1);
+    /* alltoalls strides must be at least 1 */
+    if (!strcmp(what, "alltoalls_dst0")) shmem_long_alltoalls(SHMEM_TEAM_WORLD, sym, sym + 32, 0, 1, 1);
+    if (!strcmp(what, "alltoalls64_sst0")) shmem_alltoalls64(sym, sym + 32, 1, 0, 1, 0, 0, npes, psync);
+    /* Reductions and scans: in place or disjoint, nothing between */
+    if (!strcmp(what, "reduce_overlap")) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sym + 1, sym, 4);
+    if (!strcmp(what, "scan_overlap")) shmem_long_sum_inscan(SHMEM_TEAM_WORLD, sym, sym + 3, 4);
+    if (!strcmp(what, "to_all_overlap")) {
+        long *pwrk = shmem_malloc(PWRK_ELEMS * sizeof(long));
+        shmem_long_max_to_all(sym + 2, sym, 4, 0, 0, npes, pwrk, psync);
+    }
+    /* pWrk of the active-set reductions: max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements */
+    if (!strcmp(what, "pwrk_small")) {
+        long *pwrk = shmem_malloc(2 * sizeof(long));
+        shmem_long_sum_to_all(sym, sym + 32, 8, 0, 0, npes, pwrk, psync);
+    }
+    if (!strcmp(what, "pwrk_private")) {
+        long pwrk[PWRK_ELEMS];
+        shmem_long_sum_to_all(sym, sym + 32, 8, 0, 0, npes, pwrk, psync);
+    }
 
     shmem_barrier_all();
     printf("no error was raised for '%s'\n", what);

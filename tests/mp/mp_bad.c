@@ -61,6 +61,14 @@ int main(int argc, char **argv) {
         shmem_quiet();
         (void)shmem_long_atomic_fetch_add(words + 16, 5, npes - 1);
     }
+    /* RMA into a block that was freed (collectively) and not allocated again */
+    if (!strncmp(what, "freed_", 6)) {
+        long *gone = shmem_malloc(64 * sizeof(long));
+        shmem_free(gone);
+        if (me == 0 && !strcmp(what, "freed_put")) shmem_long_put(gone + 3, &local, 1, npes - 1);
+        if (me == 0 && !strcmp(what, "freed_get")) shmem_getmem(&local, gone + 60, sizeof local, npes - 1);
+        if (me == 0 && !strcmp(what, "freed_atomic")) shmem_long_atomic_inc(gone, npes - 1);
+    }
     if (!strcmp(what, "cmp")) shmem_long_wait_until(sym, 99, 0);
     if (!strcmp(what, "free")) shmem_free(&local);
     shmem_barrier_all();

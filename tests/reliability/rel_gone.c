@@ -13,12 +13,16 @@
  *   late_init  PE 1 comes to shmem_init 60 s late: KISHMEM_HANG_ABORT ends the others' wait
  *   late       the last PE comes to a barrier 60 s late (alive): the hang messages of the others
  *              name it, also where a dissemination round waits for another PE
+ *   compute DIR every PE writes its stderr to DIR/pe<rank>.err, says "computing" there after
+ *              shmem_init and runs its own code (no kishmem call) for 60 s: orphan.sh kills the
+ *              launcher meanwhile, and each PE must end itself saying why
  * A survivor that gets past the wait prints "FAIL: ..." (the library did not notice). */
 #include <shmem.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int launcher_rank(void) {
@@ -31,6 +35,12 @@ static int launcher_rank(void) {
 int main(int argc, char** argv) {
     const char* c = argc > 1 ? argv[1] : "";
     const int rank = launcher_rank();
+    if (!strcmp(c, "compute") && argc > 2) { /* the launcher's pipes die with it: a file of its own */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/pe%d.err", argv[2], rank);
+        if (!freopen(path, "w", stderr)) return 2;
+        setvbuf(stderr, NULL, _IONBF, 0);
+    }
     fprintf(stderr, "rel_gone: rank %d pid %d\n", rank, (int)getpid());
     if (rank == 1) {
         if (!strcmp(c, "kill_init")) {
@@ -45,6 +55,15 @@ int main(int argc, char** argv) {
     shmem_init();
     const int me = shmem_my_pe();
     shmem_barrier_all();
+    if (!strcmp(c, "compute")) {
+        fprintf(stderr, "rel_gone: PE %d pid %d computing\n", me, (int)getpid());
+        volatile double x = 0;
+        const time_t end = time(NULL) + 60;
+        while (time(NULL) < end)
+            for (int i = 0; i < 1000000; ++i) x += i;
+        fprintf(stderr, "FAIL: rel_gone compute: PE %d still runs 60 s later\n", me);
+        return 1;
+    }
     if (!strcmp(c, "late") && me == shmem_n_pes() - 1) sleep(60);
     if (me == 1) {
         fprintf(stderr, "rel_gone: PE 1 leaves (%s)\n", c);

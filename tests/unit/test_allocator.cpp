@@ -80,3 +80,46 @@ TEST(Allocator, DeterministicAcrossInstances) {
     }
     EXPECT_EQ(a.bytes_free(), b.bytes_free());
 }
+
+// The freed map (heap/freed_map.h): a granule is marked when something in it was freed and nothing
+// live remains in it, and cleared when an allocation covers it again.
+TEST(Allocator, FreedMapMarksFreedBlocksOnly) {
+    HeapAllocator a(4096, 1 << 20);
+    auto x = a.alloc(100, 64), y = a.alloc(5000, 64);
+    ASSERT_TRUE(x && y);
+    EXPECT_FALSE(a.was_freed(*x));
+    EXPECT_FALSE(a.was_freed(1 << 19));  // never allocated: not "freed"
+    ASSERT_TRUE(a.free(*x));
+    EXPECT_TRUE(a.was_freed(*x));
+    EXPECT_TRUE(a.was_freed(*x + 99));
+    EXPECT_FALSE(a.was_freed(*y));
+    EXPECT_FALSE(a.was_freed(*y + 4999));
+    auto z = a.alloc(100, 64);  // first fit: the same place, live again
+    ASSERT_TRUE(z);
+    EXPECT_EQ(*z, *x);
+    EXPECT_FALSE(a.was_freed(*z));
+    auto s = a.realloc(*y, 10);  // shrinks in place: the tail is freed, its first granule not
+    ASSERT_TRUE(s);
+    EXPECT_FALSE(a.was_freed(*y));
+    EXPECT_TRUE(a.was_freed(*y + 64));
+    EXPECT_TRUE(a.was_freed(*y + 4999));
+    auto g = a.realloc(*y, 200);  // grows in place over freed granules: live again
+    ASSERT_TRUE(g);
+    EXPECT_EQ(*g, *y);
+    EXPECT_FALSE(a.was_freed(*y + 199));
+    EXPECT_TRUE(a.was_freed(*y + 4999));
+    EXPECT_EQ(a.room_at(*y + 50), 150u);
+    EXPECT_EQ(a.room_at(*y + 200), 0u);
+}
+
+TEST(Allocator, FreedMapKeepsGranulesWithLiveNeighbours) {
+    HeapAllocator a(0, 4096);
+    auto p = a.alloc(8, 8), q = a.alloc(8, 8);  // (smaller than a granule: both in granule 0)
+    ASSERT_TRUE(p && q);
+    ASSERT_EQ(*p / 64, *q / 64);
+    ASSERT_TRUE(a.free(*p));
+    EXPECT_FALSE(a.was_freed(*p));  // q still lives in that granule
+    ASSERT_TRUE(a.free(*q));
+    EXPECT_TRUE(a.was_freed(*p));
+    EXPECT_TRUE(a.was_freed(*q));
+}

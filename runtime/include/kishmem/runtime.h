@@ -30,6 +30,9 @@ struct Hot {
     bool needs_progress = false; // some transport needs this PE to progress (peers' software RMA)
     bool threads = false;        // SHMEM_THREAD_MULTIPLE: counters are updated atomically
     bool count_target = false;   // KISHMEM_PCNTR_TARGET: operations are also counted at their target
+    // One bit per 64-byte granule of the user heap: freed (shmem_free) and not allocated again
+    // (heap/freed_map.h).  Never nullptr while size > 0.
+    const uint8_t* freed = nullptr;
 };
 extern Hot g_hot;
 
@@ -64,6 +67,22 @@ inline bool in_heap(const void* p, std::size_t bytes = 0) {
 }
 // A symmetric address: in the heap, or a global / static variable of the executable.
 inline bool is_symmetric(const void* p, std::size_t bytes = 0) { return in_heap(p, bytes) || in_static(p, bytes); }
+// Whether p is in a heap block that was freed and not allocated again (its 64-byte granule).
+inline bool in_freed(const void* p) {
+    const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.base);
+    return off < g_hot.size && (g_hot.freed[off >> 9] >> (off >> 6 & 7) & 1);
+}
+// The argument checks' test, bytes > 0: [p, p + bytes) is symmetric and p is not in a freed
+// block.  In the heap: two compares and one load of the freed map (a freed granule masks the
+// room after p to 0, which no bytes > 0 fits), one branch fewer than in_heap's three compares.
+inline bool is_live(const void* p, std::size_t bytes) {
+    const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.base);
+    if (off < g_hot.size) {
+        const std::size_t freed = g_hot.freed[off >> 9] >> (off >> 6 & 7) & 1;
+        return bytes <= ((g_hot.size - off) & (freed - 1));
+    }
+    return in_static(p, bytes);
+}
 // Whether the user heap is GPU memory (host code must not load or store it directly).
 inline bool heap_on_device() { return g_hot.device_heap; }
 // Reads n bytes of this PE's symmetric memory (host or device heap) into dst.
@@ -83,6 +102,8 @@ void* realloc(void* p, std::size_t bytes, const char* call);
 void free(void* p, const char* call);
 // Size of the live allocation starting at p (0 when p starts none).
 std::size_t allocation_size(const void* p);
+// Bytes from p to the end of the live allocation that holds it (0 when none does).
+std::size_t allocation_room(const void* p);
 
 // ---- RMA (chan: the context's channel, 0 for the default context; pe: a world PE) -----------
 // dst (put) / src (get) is a symmetric address of this PE; the other side is a private buffer.

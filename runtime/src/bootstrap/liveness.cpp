@@ -6,12 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "kishmem/log.h"
 
@@ -114,12 +117,39 @@ void scan(std::vector<bool>* present) {
     closedir(d);
 }
 
-[[noreturn]] void launcher_gone(const char* call, const char* what, const char* why) {
-    // No fatal(): its abort goes through the launcher, which is not there to answer.
-    std::fprintf(stderr, "kishmem: PE %d: %s: %s while this PE waited for %s; exiting (no launcher to end the job)\n",
-                 w().me, call, why, what);
+// Says `text` on stderr once and ends this process (a second caller, e.g. a wait's check and
+// the launcher watch at once, waits for the first to end it).  No fatal(): its abort goes
+// through the launcher, which is not there to answer; and stderr may be a pipe to the dead
+// launcher: SIGPIPE is ignored so that the write fails instead of killing the PE silently.
+[[noreturn]] void end_orphan(const char* text) {
+    static std::atomic<bool> ending{false};
+    if (ending.exchange(true))
+        for (;;) pause();
+    signal(SIGPIPE, SIG_IGN);
+    std::fputs(text, stderr);
     std::fflush(stderr);
     std::_Exit(1);
+}
+
+[[noreturn]] void launcher_gone(const char* call, const char* what, const char* why) {
+    char text[512];
+    std::snprintf(text, sizeof text, "kishmem: PE %d: %s: %s while this PE waited for %s; exiting (no launcher to end "
+                  "the job)\n", w().me, call, why, what);
+    end_orphan(text);
+}
+
+// Why the launcher is gone, or false when it is there.  From any thread.
+bool orphaned(char* why, std::size_t n) {
+    Watch& g = w();
+    if (g.reported.load(std::memory_order_acquire) == kLauncher) {
+        std::snprintf(why, n, "%s", g.reported_why);
+        return true;
+    }
+    if (getppid() != g.ppid) {
+        std::snprintf(why, n, "the launcher is gone (parent process %d exited)", static_cast<int>(g.ppid));
+        return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -177,9 +207,7 @@ void check(const char* call, const char* what) {
     if (t < g.next) return;
     g.next = t + 0.5;  // Waiter calls about once a second; the bootstrap's fences as often
 
-    if (getppid() != g.ppid) {
-        char why[96];
-        std::snprintf(why, sizeof why, "the launcher is gone (parent process %d exited)", static_cast<int>(g.ppid));
+    if (char why[300]; orphaned(why, sizeof why)) {
         g.active.store(false);
         launcher_gone(call, what, why);
     }
@@ -211,6 +239,25 @@ void check(const char* call, const char* what) {
         fatal(call, "PE %d is gone (no process of this job has PMIx rank %d on this host any more) while this PE "
               "waited for %s", r, r, what);
     }
+}
+
+void watch_launcher(double interval) {
+    if (interval <= 0 || !w().active.load(std::memory_order_acquire)) return;
+    std::thread([interval] {
+        sigset_t all;  // the program's signals go to its own threads
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, nullptr);
+        Watch& g = w();
+        for (;;) {
+            std::this_thread::sleep_for(std::chrono::duration<double>(interval));
+            if (!g.active.load(std::memory_order_acquire)) return;  // finalized (or a check is ending the job)
+            char why[300], text[512];
+            if (!orphaned(why, sizeof why)) continue;
+            std::snprintf(text, sizeof text, "kishmem: PE %d: %s; ending this PE, which no launcher will end (the "
+                          "launcher watch, every %g s: KISHMEM_LAUNCHER_WATCH)\n", g.me, why, interval);
+            end_orphan(text);
+        }
+    }).detach();
 }
 
 void stop() { w().active.store(false, std::memory_order_release); }

@@ -42,6 +42,13 @@ void report(int pe, const char* why);
 // a second, so it can be called on every spin.
 void check(const char* call, const char* what);
 
+// A PE that runs its own code calls no check(): a thread of its own then looks every
+// `interval` seconds (0: no thread) whether the launcher is gone, as check() does (the parent
+// process seen at start() exited, or the PMIx server's connection was reported lost), and ends
+// this PE with a message on stderr (mpirun's local PEs are its children; srun's are
+// slurmstepd's, which ends them itself).  Started once, after start(); ends after stop().
+void watch_launcher(double interval);
+
 // Stops every check (shmem_finalize: peers leave normally from here on).
 void stop();
 

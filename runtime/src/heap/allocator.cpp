@@ -2,7 +2,7 @@
 
 namespace kishmem {
 
-HeapAllocator::HeapAllocator(std::size_t begin, std::size_t end) : begin_(begin), end_(end) {
+HeapAllocator::HeapAllocator(std::size_t begin, std::size_t end) : begin_(begin), end_(end), freed_(end) {
     if (end > begin) free_[begin] = end - begin;
 }
 
@@ -17,6 +17,7 @@ std::optional<std::size_t> HeapAllocator::alloc(std::size_t bytes, std::size_t a
         std::size_t tail = off + len - (start + bytes);
         if (tail) free_[start + bytes] = tail;
         used_[start] = bytes;
+        note(start, bytes, false);
         return start;
     }
     return std::nullopt;
@@ -44,6 +45,7 @@ bool HeapAllocator::free(std::size_t offset) {
     std::size_t len = it->second;
     used_.erase(it);
     insert_free(offset, len);
+    note(offset, len, true);
     return true;
 }
 
@@ -53,7 +55,10 @@ std::optional<std::size_t> HeapAllocator::realloc(std::size_t offset, std::size_
     std::size_t old = it->second;
     if (bytes <= old) {
         it->second = bytes;
-        if (old > bytes) insert_free(offset + bytes, old - bytes);
+        if (old > bytes) {
+            insert_free(offset + bytes, old - bytes);
+            note(offset + bytes, old - bytes, true);
+        }
         return offset;
     }
     auto next = free_.find(offset + old);
@@ -62,6 +67,7 @@ std::optional<std::size_t> HeapAllocator::realloc(std::size_t offset, std::size_
         free_.erase(next);
         if (rest) free_[offset + bytes] = rest;
         it->second = bytes;
+        note(offset + old, bytes - old, false);
         return offset;
     }
     return alloc(bytes, 64);  // caller copies and frees the old block
@@ -70,6 +76,34 @@ std::optional<std::size_t> HeapAllocator::realloc(std::size_t offset, std::size_
 std::size_t HeapAllocator::size_of(std::size_t offset) const {
     auto it = used_.find(offset);
     return it == used_.end() ? 0 : it->second;
+}
+
+std::size_t HeapAllocator::room_at(std::size_t offset) const {
+    auto it = used_.upper_bound(offset);  // the first block starting after offset
+    if (it == used_.begin()) return 0;
+    --it;
+    return offset < it->first + it->second ? it->first + it->second - offset : 0;
+}
+
+bool HeapAllocator::granule_live(std::size_t g) const {
+    // Blocks are disjoint and sorted: only the last one starting before the granule's end can
+    // reach into it.
+    const std::size_t lo = g << FreedMap::kGranuleShift;
+    auto it = used_.lower_bound(lo + FreedMap::kGranuleBytes);
+    if (it == used_.begin()) return false;
+    --it;
+    return it->first + it->second > lo;
+}
+
+void HeapAllocator::note(std::size_t off, std::size_t len, bool freed) {
+    if (!len || !freed_.bits()) return;
+    std::size_t first = off >> FreedMap::kGranuleShift, last = (off + len - 1) >> FreedMap::kGranuleShift;
+    if (freed) {  // the end granules may still hold bytes of a neighbour
+        if (granule_live(first)) ++first;
+        if (last >= first && granule_live(last)) --last;
+        if (last < first || last == static_cast<std::size_t>(-1)) return;
+    }
+    freed_.mark(first, last, freed);
 }
 
 std::size_t HeapAllocator::bytes_free() const {

@@ -7,6 +7,8 @@
 #include <map>
 #include <optional>
 
+#include "freed_map.h"
+
 namespace kishmem {
 
 class HeapAllocator {
@@ -22,6 +24,12 @@ public:
     std::optional<std::size_t> realloc(std::size_t offset, std::size_t bytes);
     // Size of the live block at `offset`, 0 when there is none.
     std::size_t size_of(std::size_t offset) const;
+    // Bytes from `offset` to the end of the live block that holds it, 0 when none does.
+    std::size_t room_at(std::size_t offset) const;
+    // Freed and not allocated again: the granule of `offset` (FreedMap), and the map itself for
+    // the argument checks (nullptr when it could not be allocated).
+    bool was_freed(std::size_t offset) const { return freed_.bits() && freed_.freed(offset); }
+    const uint8_t* freed_bits() const { return freed_.bits(); }
 
     std::size_t bytes_free() const;
     std::size_t largest_free() const;
@@ -29,9 +37,14 @@ public:
 
 private:
     void insert_free(std::size_t off, std::size_t len);  // coalesces with neighbours
+    // [off, off + len) became free / live: its granules in freed_ (a granule that still holds a
+    // live byte stays unmarked).
+    void note(std::size_t off, std::size_t len, bool freed);
+    bool granule_live(std::size_t g) const;
     std::size_t begin_, end_;
     std::map<std::size_t, std::size_t> free_;  // offset -> length
     std::map<std::size_t, std::size_t> used_;  // offset -> length
+    FreedMap freed_;
 };
 
 }  // namespace kishmem

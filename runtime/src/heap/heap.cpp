@@ -116,4 +116,9 @@ std::size_t allocation_size(const void* p) {
     return s.alloc->size_of(static_cast<const char*>(p) - s.base);
 }
 
+std::size_t allocation_room(const void* p) {
+    State& s = state();
+    return rt::in_heap(p, 1) ? s.alloc->room_at(static_cast<const char*>(p) - s.base) : 0;
+}
+
 }  // namespace kishmem::rt

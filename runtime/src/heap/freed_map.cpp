@@ -1,0 +1,28 @@
+#include "freed_map.h"
+
+#include <cstdlib>
+
+namespace kishmem {
+
+FreedMap::FreedMap(std::size_t heap_bytes) {
+    bytes_ = ((heap_bytes + kGranuleBytes - 1) >> kGranuleShift) / 8 + 1;
+    bits_ = static_cast<uint8_t*>(std::calloc(bytes_, 1));  // large: fresh zero pages, untouched
+}
+
+FreedMap::~FreedMap() { std::free(bits_); }
+
+// Relaxed atomics: other threads' RMA checks read the bytes while an allocation changes them.
+void FreedMap::mark(std::size_t first, std::size_t last, bool freed) {
+    for (std::size_t g = first; g <= last; ++g) {
+        const uint8_t bit = static_cast<uint8_t>(1u << (g & 7));
+        if (freed) __atomic_fetch_or(&bits_[g >> 3], bit, __ATOMIC_RELAXED);
+        else __atomic_fetch_and(&bits_[g >> 3], static_cast<uint8_t>(~bit), __ATOMIC_RELAXED);
+    }
+}
+
+bool FreedMap::freed(std::size_t offset) const {
+    const std::size_t g = offset >> kGranuleShift;
+    return (__atomic_load_n(&bits_[g >> 3], __ATOMIC_RELAXED) >> (g & 7)) & 1;
+}
+
+}  // namespace kishmem
