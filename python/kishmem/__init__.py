@@ -374,7 +374,8 @@ def put_on_stream(dest, src, pe, stream=None):
     """put ordered on a torch.cuda.Stream (default: the current one); capturable."""
     call = "shmemx_putmem_on_stream"
     d, s = _pair(call, dest, src, "dest", "src", pe)
-    _c.putmem_on_stream(d.addr, s.addr, d.nbytes, pe, _stream(call, stream))
+    st = _stream(call, stream)
+    _c.putmem_on_stream(d.addr, s.addr, d.nbytes, pe, st)
 
 
 def put_signal_on_stream(dest, src, signal, value, pe, op=SIGNAL_SET, stream=None):
@@ -382,7 +383,8 @@ def put_signal_on_stream(dest, src, signal, value, pe, op=SIGNAL_SET, stream=Non
     d, s = _pair(call, dest, src, "dest", "src", pe)
     g = _signal(call, signal)
     _sig_op(call, op)
-    _c.putmem_signal_on_stream(d.addr, s.addr, d.nbytes, g.addr, _u64(call, "value", value), op, pe, _stream(call, stream))
+    st = _stream(call, stream)
+    _c.putmem_signal_on_stream(d.addr, s.addr, d.nbytes, g.addr, _u64(call, "value", value), op, pe, st)
 
 
 def signal_wait_until_on_stream(signal, cmp, value, stream=None):
@@ -390,17 +392,20 @@ def signal_wait_until_on_stream(signal, cmp, value, stream=None):
     _t.require_init(call)
     g = _signal(call, signal)
     _cmp(call, cmp)
-    _c.signal_wait_until_on_stream(g.addr, cmp, _u64(call, "value", value), _stream(call, stream))
+    st = _stream(call, stream)
+    _c.signal_wait_until_on_stream(g.addr, cmp, _u64(call, "value", value), st)
 
 
 def quiet_on_stream(stream=None):
     _t.require_init("shmemx_quiet_on_stream")
-    _c.quiet_on_stream(_stream("shmemx_quiet_on_stream", stream))
+    st = _stream("shmemx_quiet_on_stream", stream)
+    _c.quiet_on_stream(st)
 
 
 def barrier_all_on_stream(stream=None):
     _t.require_init("shmemx_barrier_all_on_stream")
-    _c.barrier_all_on_stream(_stream("shmemx_barrier_all_on_stream", stream))
+    st = _stream("shmemx_barrier_all_on_stream", stream)
+    _c.barrier_all_on_stream(st)
 
 
 from . import ep  # noqa: E402  (after the names ep uses)

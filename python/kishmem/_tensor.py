@@ -56,7 +56,7 @@ def is_array(obj):
 
 class Mem:
     """What a call needs to know about a tensor or array: address, bytes, dtype, shape, device."""
-    __slots__ = ("addr", "nbytes", "dtype", "shape", "device", "contiguous", "obj")
+    __slots__ = ("addr", "nbytes", "dtype", "shape", "device", "devname", "contiguous", "obj")
 
     def __init__(self, obj, call, what):
         if is_tensor(obj):
@@ -65,6 +65,7 @@ class Mem:
             self.dtype = dtype_name(obj.dtype)
             self.shape = tuple(obj.shape)
             self.device = -1 if obj.device.type == "cpu" else (obj.device.index if obj.device.type == "cuda" else -2)
+            self.devname = str(obj.device)
             self.contiguous = obj.is_contiguous()
         elif is_array(obj):
             self.addr = obj.__array_interface__["data"][0]
@@ -72,6 +73,7 @@ class Mem:
             self.dtype = obj.dtype.name
             self.shape = tuple(obj.shape)
             self.device = -1
+            self.devname = "cpu"
             self.contiguous = obj.flags["C_CONTIGUOUS"]
         else:
             raise ArgumentError(f"{call}: {what} is a {type(obj).__name__}, not a torch tensor or NumPy array")
@@ -80,7 +82,7 @@ class Mem:
             raise ArgumentError(f"{call}: {what} is not contiguous (shape {list(self.shape)}): pass .contiguous() or a copy")
 
     def device_name(self):
-        return "cpu" if self.device == -1 else (f"cuda:{self.device}" if self.device >= 0 else "another device")
+        return self.devname
 
 
 def require_init(call):
