@@ -16,7 +16,7 @@ from . import _kishmem as _c
 from . import _tensor as _t
 from ._tensor import ArgumentError, Error
 
-__all__ = ["Buffer", "Handle", "EventOverlap", "select_topk"]
+__all__ = ["Buffer", "Handle", "EventOverlap", "select_topk", "dequantize"]
 
 _SRC_WORDS = _c.ep.SRC_INFO_WORDS  # int32 words of one SrcInfo {pe, token, k, round}
 
@@ -360,3 +360,28 @@ def select_topk(scores, num_topk, max_nodes, experts_per_node, idx_dtype=None):
     except Error as e:
         raise ArgumentError(str(e)) from None
     return idx.to(idx_dtype or torch.int64), w
+
+
+_e4m3 = {}
+
+
+def _e4m3_table(device):
+    """float32 value of each E4M3 byte (0x7f / 0xff: NaN), for torch versions without float8."""
+    if device not in _e4m3:
+        torch = _t.torch()
+        c = torch.arange(256)
+        e, m = (c >> 3) & 15, (c & 7).float()
+        v = torch.where(e == 0, m / 512.0, (8 + m) * torch.pow(2.0, (e - 10).float()))
+        v = torch.where((c & 0x7F) == 0x7F, torch.full_like(v, float("nan")), v)
+        _e4m3[device] = torch.where((c & 0x80) != 0, -v, v).to(device)
+    return _e4m3[device]
+
+
+def dequantize(recv_x):
+    """FP8 recv_x of low_latency_dispatch, (values [L, R, H], scales [L, R, H // 128]), as float32
+    [L, R, H]: value * its group's scale. Values may be float8_e4m3fn or (older torch) uint8 codes."""
+    q, scales = recv_x
+    torch = _t.torch()
+    v = _e4m3_table(q.device)[q.long()] if q.dtype == torch.uint8 else q.float()
+    shape = q.shape
+    return (v.reshape(*shape[:-1], shape[-1] // 128, 128) * scales.unsqueeze(-1)).reshape(shape)
