@@ -19,18 +19,23 @@ def expert_fn(e_global, rows):
     return (rows * ((e_global + 1) / 4.0)).to(torch.bfloat16)
 
 
-def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy, stats=None):
+def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy, stats=None, device="cpu"):
+    """One dispatch and combine on buf (tensors on device), every result checked on the CPU."""
     n, me = team.n_pes(), team.my_pe()
     E = PER_PE * n
     x, idx, w = ref.inputs(me, tokens_of(me), HIDDEN, TOPK, E, round_no)
     recv_x, recv_count, handle, event, dhook = buf.low_latency_dispatch(
-        x, idx.to(idx_dtype), T_MAX, E, cumulative_local_expert_recv_stats=stats, use_fp8=use_fp8,
+        x.to(device), idx.to(idx_dtype).to(device), T_MAX, E, cumulative_local_expert_recv_stats=stats, use_fp8=use_fp8,
         return_recv_hook=hook)
     assert (dhook is not None) == hook
     if hook:
         dhook()
     event.current_stream_wait()
+    if device != "cpu":
+        buf.check()  # synchronizes: the received data is there
     L, R = PER_PE, n * T_MAX
+    recv_count = recv_count.cpu()
+    recv_x = tuple(t.cpu() for t in recv_x) if use_fp8 else recv_x.cpu()
     assert recv_count.shape == (L,) and recv_count.dtype == torch.int32
     if use_fp8:
         q, scales = recv_x
@@ -47,9 +52,8 @@ def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy,
                 e = int(ip[t, k])
                 if e >= 0 and e // PER_PE == me:
                     expected[(e % PER_PE, p, t, k)] = (qp[t], sp[t]) if use_fp8 else xp[t]
-    src = handle.src_info
-    expert_out = buf.get_next_low_latency_combine_buffer(handle) if zero_copy else \
-        torch.zeros((L, R, HIDDEN), dtype=torch.bfloat16)
+    src = handle.src_info.cpu()
+    eo = torch.zeros((L, R, HIDDEN), dtype=torch.bfloat16)
     seen = set()
     for le in range(L):
         cnt = int(recv_count[le])
@@ -67,14 +71,21 @@ def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy,
             else:
                 assert torch.equal(recv_x[le, i], expected[key])
                 row = recv_x[le, i].float()
-            expert_out[le, i] = expert_fn(me * PER_PE + le, row)
+            eo[le, i] = expert_fn(me * PER_PE + le, row)
     assert len(seen) == len(expected)
-    if stats is not None:
-        stats_before = stats.clone()
-    out, event, chook = buf.low_latency_combine(expert_out, idx, w, handle, zero_copy=zero_copy, return_recv_hook=hook)
+    if zero_copy:
+        expert_out = buf.get_next_low_latency_combine_buffer(handle)
+        expert_out.copy_(eo)
+    else:
+        expert_out = eo.to(device)
+    out, event, chook = buf.low_latency_combine(expert_out, idx.to(device), w.to(device), handle, zero_copy=zero_copy,
+                                                return_recv_hook=hook)
     if hook:
         chook()
     event.current_stream_wait()
+    if device != "cpu":
+        buf.check()
+    out = out.cpu()
     # Reference: sum_k w * expert(row), each row as its expert's PE saw it (dequantized FP8 or bf16).
     if use_fp8:
         qx, sx = ref.quantize(x)

@@ -10,6 +10,10 @@ if(NOT _ki_py_deps EQUAL 0)
   return()
 endif()
 
+# The launcher wrapper and the test environment that tests/CMakeLists.txt sets for every test.
+foreach(v KISHMEM_LAUNCH KISHMEM_TEST_ENV)
+  get_directory_property(${v} DIRECTORY ${PROJECT_SOURCE_DIR}/tests DEFINITION ${v})
+endforeach()
 set(_ki_pytest ${Python3_EXECUTABLE} -m pytest -p no:cacheprovider -q --color=no ${CMAKE_CURRENT_SOURCE_DIR}/tests)
 set(_ki_pyenv "PYTHONPATH=${CMAKE_CURRENT_BINARY_DIR};PYTHONDONTWRITEBYTECODE=1;OMP_NUM_THREADS=1")
 
