@@ -113,12 +113,11 @@ def main():
         print("\nwith the receive hook (send-only call, then the hook):")
         print("| EP size | dispatch send | dispatch hook | combine send | combine hook |\n| ---: | ---: | ---: | ---: | ---: |")
         print(f"| {n} | {worst[DSEND]:.1f} us | {worst[DHOOK]:.1f} us | {worst[CSEND]:.1f} us | {worst[CHOOK]:.1f} us |")
-    kishmem.barrier_all()
-    buf.destroy()
+    buf.destroy()  # (collective, as the free and the finalize)
     kishmem.free(allmed)
+    kishmem.finalize()
     if me == 0 and ok:
         print(f"PASS bench_ep on {n} PEs", flush=True)
-    kishmem.finalize()
     return 0 if ok else 1
 
 

@@ -107,20 +107,32 @@ DISPATCH_CASES = [
 ]
 
 
+def refused_on_last(shmem, call, msg, bad_call, good_call):
+    """The last PE makes bad_call (refused: ArgumentError naming call and msg), the others
+    good_call; their receive must report the last PE's bad input (an Error, not a wait)."""
+    me, last = shmem.my_pe(), shmem.n_pes() - 1
+    if me == last:
+        raises(shmem, rf"kishmem::ep::{call}: PE {me}: " + msg, bad_call)
+    else:
+        with pytest.raises(shmem.Error, match=rf"kishmem::ep::{call}_recv: PE {me}: PE {last} reported bad input in round 1"):
+            good_call()
+    shmem.barrier_all()
+
+
+def ep_case(shmem, use_fp8):
+    """A fresh buffer (a refused call ends its use) and this PE's inputs."""
+    n = shmem.n_pes()
+    x, idx = ep_inputs(n, shmem.my_pe())
+    return n, shmem.ep.Buffer(None, T, H, 2 * n, K, use_fp8=use_fp8), x, idx
+
+
 @pytest.mark.parametrize("case", DISPATCH_CASES, ids=[c[0] for c in DISPATCH_CASES])
 def test_ep_dispatch(shmem, case):
-    n, me = shmem.n_pes(), shmem.my_pe()
     _, bad, msg = case
-    buf = shmem.ep.Buffer(None, T, H, 2 * n, K, use_fp8=True)
-    x, idx = ep_inputs(n, me)
-    last = n - 1
-    if me == last:
-        bx, bi, kw = bad(x, idx)
-        raises(shmem, rf"kishmem::ep::dispatch: PE {me}: " + msg, buf.low_latency_dispatch, bx, bi, T, 2 * n, **kw)
-    else:  # told by the PE at fault: an error, not a wait
-        with pytest.raises(shmem.Error, match=rf"kishmem::ep::dispatch_recv: PE {me}: PE {last} reported bad input in round 1"):
-            buf.low_latency_dispatch(x, idx, T, 2 * n)
-    shmem.barrier_all()
+    n, buf, x, idx = ep_case(shmem, True)
+    bx, bi, kw = bad(x, idx)
+    refused_on_last(shmem, "dispatch", msg, lambda: buf.low_latency_dispatch(bx, bi, T, 2 * n, **kw),
+                    lambda: buf.low_latency_dispatch(x, idx, T, 2 * n))
     buf.destroy()
 
 
@@ -137,28 +149,20 @@ COMBINE_CASES = [
 
 @pytest.mark.parametrize("case", COMBINE_CASES, ids=[c[0] for c in COMBINE_CASES])
 def test_ep_combine(shmem, case):
-    n, me = shmem.n_pes(), shmem.my_pe()
     _, bad, msg = case
-    buf = shmem.ep.Buffer(None, T, H, 2 * n, K, use_fp8=False)
-    x, idx = ep_inputs(n, me)
+    n, buf, x, idx = ep_case(shmem, False)
     _, _, handle, _, _ = buf.low_latency_dispatch(x, idx, T, 2 * n, use_fp8=False)
     y = torch.zeros((2, n * T, H), dtype=torch.bfloat16)
     w = torch.ones((T, K))
-    last = n - 1
-    if me == last:
-        args, kw = bad(y, idx, w, handle, buf)
-        raises(shmem, rf"kishmem::ep::combine: PE {me}: " + msg, buf.low_latency_combine, *args, **kw)
-    else:
-        with pytest.raises(shmem.Error, match=rf"kishmem::ep::combine_recv: PE {me}: PE {last} reported bad input in round 1"):
-            buf.low_latency_combine(y, idx, w, handle)
-    shmem.barrier_all()
+    args, kw = bad(y, idx, w, handle, buf)
+    refused_on_last(shmem, "combine", msg, lambda: buf.low_latency_combine(*args, **kw),
+                    lambda: buf.low_latency_combine(y, idx, w, handle))
     buf.destroy()
 
 
 def test_ep_hook_twice(shmem):
-    n, me = shmem.n_pes(), shmem.my_pe()
-    buf = shmem.ep.Buffer(None, T, H, 2 * n, K, use_fp8=False)
-    x, idx = ep_inputs(n, me)
+    me = shmem.my_pe()
+    n, buf, x, idx = ep_case(shmem, False)
     _, _, handle, _, hook = buf.low_latency_dispatch(x, idx, T, 2 * n, use_fp8=False, return_recv_hook=True)
     hook()
     with pytest.raises(shmem.Error, match=rf"kishmem::ep::dispatch_recv: PE {me}: no dispatch of this handle waits"):

@@ -17,29 +17,21 @@ endforeach()
 set(_ki_pytest ${Python3_EXECUTABLE} -m pytest -p no:cacheprovider -q --color=no ${CMAKE_CURRENT_SOURCE_DIR}/tests)
 set(_ki_pyenv "PYTHONPATH=${CMAKE_CURRENT_BINARY_DIR};PYTHONDONTWRITEBYTECODE=1;OMP_NUM_THREADS=1")
 
-# kishmem_python_test(NAME FILE NPES... [LAUNCHERS ...] [ENV ...] [TIMEOUT s])
-function(kishmem_python_test name file)
-  cmake_parse_arguments(T "" "TIMEOUT" "NPES;LAUNCHERS;ENV" ${ARGN})
-  if(NOT T_LAUNCHERS)
-    set(T_LAUNCHERS mpirun srun)
-  endif()
-  if(NOT T_TIMEOUT)
-    set(T_TIMEOUT 240)
-  endif()
-  foreach(launcher IN LISTS T_LAUNCHERS)
-    foreach(np IN LISTS T_NPES)
-      kishmem_launch_test(python.${name}.${launcher}.np${np} ${launcher} ${np} ${T_TIMEOUT}
-        "PASS python ${file} on ${np} PEs" "" "${KISHMEM_TEST_ENV};${_ki_pyenv};${T_ENV}"
-        ${_ki_pytest}/${file})
+# kishmem_python_test(NAME FILE "LAUNCHERS" "NPES" ENV): pytest on FILE, each launcher, each PE count.
+function(kishmem_python_test name file launchers npes env)
+  foreach(launcher IN LISTS launchers)
+    foreach(np IN LISTS npes)
+      kishmem_launch_test(python.${name}.${launcher}.np${np} ${launcher} ${np} 240 "PASS python ${file} on ${np} PEs" ""
+        "${KISHMEM_TEST_ENV};${_ki_pyenv};${env}" ${_ki_pytest}/${file})
     endforeach()
   endforeach()
 endfunction()
 
-kishmem_python_test(core test_core.py NPES 1 2 4 ENV "KISHMEM_HEAP=host")
-kishmem_python_test(ep test_ep.py NPES 1 2 4 ENV "KISHMEM_HEAP=host")
-kishmem_python_test(bad test_bad.py NPES 1 2 4 ENV "KISHMEM_HEAP=host")
+foreach(t core ep bad)
+  kishmem_python_test(${t} test_${t}.py "mpirun;srun" "1;2;4" "KISHMEM_HEAP=host")
+endforeach()
 # mpi4py: kishmem.init(comm=...) over MPI_COMM_WORLD and a split (skipped without mpi4py).
-kishmem_python_test(mpi test_mpi.py NPES 2 4 LAUNCHERS mpirun ENV "KISHMEM_HEAP=host")
+kishmem_python_test(mpi test_mpi.py mpirun "2;4" "KISHMEM_HEAP=host")
 # The example and the benchmark, as users run them.
 kishmem_launch_test(python.example_05.mpirun.np4 mpirun 4 240 "PASS 05_moe_ep on 4 PEs" "FAIL:"
   "${KISHMEM_TEST_ENV};${_ki_pyenv};KISHMEM_HEAP=host"
