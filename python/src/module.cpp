@@ -4,6 +4,9 @@
 // This file keeps what only C++ can know: the symmetric allocations made from Python (for the
 // "is it in the symmetric heap" check), where the heap lives (host or which GPU), and DLPack
 // capsules over symmetric memory.
+#if defined(KISHMEM_PY_CUDA)
+#include <cuda_runtime_api.h>  // first: shmemx.h declares the on-stream calls where CUDART_VERSION is set
+#endif
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <shmem.h>
@@ -14,10 +17,6 @@
 #include <string>
 
 #include "dlpack.h"
-
-#if defined(KISHMEM_PY_CUDA)
-#include <cuda_runtime_api.h>
-#endif
 
 namespace py = pybind11;
 
