@@ -8,7 +8,8 @@ cd "$ROOT"
 PACKAGES=(openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin libucx-dev ucx-utils libibverbs-dev
           rdma-core ibverbs-providers ibverbs-utils slurmd slurmctld slurm-client munge
           pkg-config cmake g++ make libgtest-dev python3 gnuplot-nox iproute2
-          clang libclang-rt-dev)
+          clang libclang-rt-dev python3-dev python3-pybind11 python3-numpy python3-torch python3-pytest
+          python3-mpi4py)
 BUILD_DIR=build
 NVCC=/usr/local/cuda/bin/nvcc
 

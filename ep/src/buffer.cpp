@@ -24,7 +24,8 @@ int Buffer::fail(int status, const char* call, const char* fmt, ...) {
 }
 
 template <class Idx>
-int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only) {
+int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only,
+                         const char* refused) {
     if (recv_pending_)
         return fail(kBadOrder, "dispatch", "the previous dispatch (round %llu) was sent with send_only and its "
                                            "dispatch_recv has not been called", static_cast<unsigned long long>(round_));
@@ -37,7 +38,10 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     int rc = kOk;
     // Bad arguments found here are reported before anything is sent; the peers are told (a
     // flag with the bad-input bit) so that they report it instead of waiting.
-    if (!h || !out) {
+    if (refused) {
+        rc = fail(kBadArgument, "dispatch", "%s", refused);
+        poison = true;
+    } else if (!h || !out) {
         rc = fail(kBadArgument, "dispatch", "%s is null", h ? "out" : "handle");
         poison = true;
     } else if (T < 0 || T > cfg_.max_tokens_per_pe) {
@@ -84,6 +88,15 @@ int Buffer::dispatch(cudaStream_t s, const void* x, const int32_t* idx, int T, R
 }
 int Buffer::dispatch(cudaStream_t s, const void* x, const int64_t* idx, int T, Received* out, Handle* h, bool send_only) {
     return dispatch_any(s, x, idx, T, out, h, send_only);
+}
+
+int Buffer::refuse_dispatch(cudaStream_t s, const char* why) {
+    return dispatch_any<int32_t>(s, nullptr, nullptr, 0, nullptr, nullptr, false, why ? why : "refused by the caller");
+}
+
+int Buffer::refuse_combine(cudaStream_t s, const char* call, const char* why) {
+    const bool hook = call && std::strcmp(call, "combine_recv") == 0;
+    return refuse_combine(s, fail(kBadArgument, hook ? "combine_recv" : "combine", "%s", why ? why : "refused by the caller"));
 }
 
 int Buffer::dispatch_recv(cudaStream_t s, Handle* h) {

@@ -98,13 +98,22 @@ public:
     int check(cudaStream_t stream);
     const std::string& last_error() const { return last_error_; }
 
+    // A call that the caller's own checks refuse (a binding's: dtype, shape, device): reported
+    // as the library reports its own bad input, `why` as the message, and the peers told the same
+    // way (their receive reports this PE's bad input instead of waiting). refuse_dispatch stands
+    // for a dispatch (it ends the round), refuse_combine for a combine or its hook. Returns
+    // kBadArgument (or kBadOrder where the call would have been out of order anyway).
+    int refuse_dispatch(cudaStream_t stream, const char* why);
+    int refuse_combine(cudaStream_t stream, const char* call, const char* why);
+
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
 
 private:
     Buffer() = default;
     template <class Idx>
-    int dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only);
+    int dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only,
+                     const char* refused = nullptr);
     int fail(int status, const char* call, const char* fmt, ...);
     // A bad call of combine or combine_recv: where this PE owes the round's combine, its peers
     // get a combine flag with the bad-input bit instead (they report it); returns status.

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The flagship's low-latency table (examples/04_moe_ep) from Python, through kishmem.ep.
+
+    mpirun -np 4 python3 python/bench_ep.py [--tokens 128 --hidden 7168 --topk 8 --experts-per-pe 32 --bf16]
+
+Latency as DeepEP measures it: from the call until the data is usable (GPU: CUDA events around
+the call on the current stream, after a barrier; CPU form: the call's wall time, after a barrier),
+median over the rounds per PE, the slowest PE's median. Bandwidth = tokens x topk x hidden x
+bytes / time (1 byte FP8, 2 bf16), ideal = the same bytes over a link (no latency term), as
+kishmem/ep/plan.h. Python's own cost per call is included. --check compares the first and last
+round's output with a torch reference (identity experts: out = sum_k w * dequantized token).
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+# This file sits beside the package's sources (python/kishmem, no extension built there): import
+# the built (PYTHONPATH=build/python) or installed package instead.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)
+import kishmem  # noqa: E402
+
+DISP, COMB, DSEND, DHOOK, CSEND, CHOOK = range(6)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tokens", type=int, default=128)
+    ap.add_argument("--hidden", type=int, default=7168)
+    ap.add_argument("--topk", type=int, default=8)
+    ap.add_argument("--experts-per-pe", type=int, default=32)
+    ap.add_argument("--max-nodes", type=int, default=4)
+    ap.add_argument("--bf16", action="store_true", help="dispatch bf16 instead of FP8")
+    ap.add_argument("--rounds", type=int, default=50)
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    kishmem.init()
+    me, n = kishmem.my_pe(), kishmem.n_pes()
+    dev = kishmem.heap_device()
+    gpu = dev.type == "cuda"
+    T, H, K, L = a.tokens, a.hidden, a.topk, a.experts_per_pe
+    E, fp8 = L * n, not a.bf16
+    g = torch.Generator().manual_seed(me)
+    x = torch.randn((T, H), generator=g).to(torch.bfloat16).to(dev)
+    scores = torch.rand((T, E), generator=g).to(dev)
+    idx, w = kishmem.ep.select_topk(scores, K, min(a.max_nodes, n), L)
+    buf = kishmem.ep.Buffer(kishmem.TEAM_WORLD, T, H, E, K, use_fp8=fp8)
+
+    def clock(fn):
+        kishmem.barrier_all()
+        if gpu:
+            torch.cuda.synchronize()
+            kishmem.barrier_all()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            r = fn()
+            e.record()
+            e.synchronize()
+            return r, s.elapsed_time(e) * 1e3
+        t0 = time.perf_counter()
+        r = fn()
+        return r, (time.perf_counter() - t0) * 1e6
+
+    times = [[] for _ in range(6)]
+    ok = True
+    for r in range(a.rounds):
+        (rx, cnt, h, _, _), t = clock(lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8))
+        times[DISP].append(t)
+        y = buf.get_next_low_latency_combine_buffer(h)
+        y.copy_((kishmem.ep.dequantize(rx) if fp8 else rx).to(torch.bfloat16))  # identity experts
+        (out, _, _), t = clock(lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True))
+        times[COMB].append(t)
+        if a.check and r in (0, a.rounds - 1):
+            ref = torch.zeros((T, H), device=dev)
+            for k in range(K):
+                ref += torch.where((idx[:, k] >= 0).unsqueeze(1), w[:, k:k + 1] * x.float(), torch.zeros_like(ref))
+            # FP8 keeps 3 mantissa bits: at most 1/16 of each value, plus bf16 rounding
+            bound = (w.abs().sum(1, keepdim=True) * x.float().abs()) * (1 / 16 if fp8 else 0) + ref.abs() * 0.016 + 1e-3
+            if not bool(((out.float() - ref).abs() <= bound).all()):
+                print(f"FAIL: PE {me}: round {r}: combine output differs from the reference beyond FP8/bf16 rounding",
+                      flush=True)
+                ok = False
+        (rx, cnt, h, _, hook), t = clock(lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8, return_recv_hook=True))
+        times[DSEND].append(t)
+        _, t = clock(hook)
+        times[DHOOK].append(t)
+        y = buf.get_next_low_latency_combine_buffer(h)
+        (out, _, hook), t = clock(lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True, return_recv_hook=True))
+        times[CSEND].append(t)
+        _, t = clock(hook)
+        times[CHOOK].append(t)
+    med = torch.tensor([statistics.median(v) for v in times], dtype=torch.float64)
+    allmed = kishmem.zeros((n, 6), dtype=torch.float64)
+    kishmem.barrier_all()
+    kishmem.put(allmed[me], med.to(dev), 0)
+    kishmem.barrier_all()
+    if me == 0:
+        worst = allmed.cpu().max(0).values.tolist()
+        xb = 1 if fp8 else 2
+        bw = lambda b, us: T * K * H * b / (us * 1e-6) / 1e9  # noqa: E731
+        ideal = lambda b, gbps: T * K * H * b / (gbps * 1e9) * 1e6  # noqa: E731
+        print(f"kishmem.ep from Python: {'GPU' if buf.on_gpu else 'CPU'} form, {n} PEs, {T} tokens/PE, hidden {H}, "
+              f"top-{K} of {E} experts ({L} per PE, at most {min(a.max_nodes, n)} nodes), {'FP8' if fp8 else 'BF16'} "
+              f"dispatch, bf16 combine; {a.rounds} rounds, slowest PE's median\n")
+        print("| EP size | dispatch latency | dispatch bandwidth | combine latency | combine bandwidth | ideal @ CX7 50 GB/s "
+              "(dispatch / combine) |\n| ---: | ---: | ---: | ---: | ---: | ---: |")
+        print(f"| {n} | {worst[DISP]:.1f} us | {bw(xb, worst[DISP]):.2f} GB/s | {worst[COMB]:.1f} us | "
+              f"{bw(2, worst[COMB]):.2f} GB/s | {ideal(xb, 50):.1f} / {ideal(2, 50):.1f} us |")
+        print("\nwith the receive hook (send-only call, then the hook):")
+        print("| EP size | dispatch send | dispatch hook | combine send | combine hook |\n| ---: | ---: | ---: | ---: | ---: |")
+        print(f"| {n} | {worst[DSEND]:.1f} us | {worst[DHOOK]:.1f} us | {worst[CSEND]:.1f} us | {worst[CHOOK]:.1f} us |")
+    buf.destroy()  # (collective, as the free and the finalize)
+    kishmem.free(allmed)
+    kishmem.finalize()
+    if me == 0 and ok:
+        print(f"PASS bench_ep on {n} PEs", flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

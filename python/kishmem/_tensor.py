@@ -1,0 +1,164 @@
+"""Tensors and NumPy arrays over symmetric memory, and the checks every call makes first.
+
+The C API ends the whole job on bad input; the Python package checks each argument before it
+calls in and raises ArgumentError instead. torch is imported only when a tensor is made or seen,
+so NumPy-only programs (host heap) need no torch.
+"""
+import ctypes
+import sys
+
+from . import _kishmem as _c
+
+
+class Error(RuntimeError):
+    """An error reported by kishmem (the message is the library's)."""
+
+
+class ArgumentError(Error, ValueError):
+    """A call refused before anything was sent: bad dtype, shape, device, PE, or memory that is
+    not in the symmetric heap."""
+
+
+def torch():
+    import torch as t
+    return t
+
+
+def _np():
+    import numpy
+    return numpy
+
+
+# torch dtype name -> (DLPack code, bits); float8 dtypes travel as uint8 and are viewed back.
+_DL = {
+    "float32": (2, 32), "float64": (2, 64), "float16": (2, 16), "bfloat16": (4, 16),
+    "int8": (0, 8), "int16": (0, 16), "int32": (0, 32), "int64": (0, 64),
+    "uint8": (1, 8), "uint16": (1, 16), "uint32": (1, 32), "uint64": (1, 64), "bool": (6, 8),
+    "float8_e4m3fn": (1, 8), "float8_e5m2": (1, 8),
+}
+
+
+def dtype_name(dtype):
+    """'float32' for torch.float32 or numpy.float32 (or their dtype objects)."""
+    s = str(dtype)
+    return s[len("torch."):] if s.startswith("torch.") else _np().dtype(dtype).name
+
+
+def is_tensor(obj):
+    t = sys.modules.get("torch")
+    return t is not None and isinstance(obj, t.Tensor)
+
+
+def is_array(obj):
+    n = sys.modules.get("numpy")
+    return n is not None and isinstance(obj, n.ndarray)
+
+
+class Mem:
+    """What a call needs to know about a tensor or array: address, bytes, dtype, shape, device."""
+    __slots__ = ("addr", "nbytes", "dtype", "shape", "device", "devname", "contiguous", "obj")
+
+    def __init__(self, obj, call, what):
+        if is_tensor(obj):
+            self.addr = obj.data_ptr()
+            self.nbytes = obj.numel() * obj.element_size()
+            self.dtype = dtype_name(obj.dtype)
+            self.shape = tuple(obj.shape)
+            self.device = -1 if obj.device.type == "cpu" else (obj.device.index if obj.device.type == "cuda" else -2)
+            self.devname = str(obj.device)
+            self.contiguous = obj.is_contiguous()
+        elif is_array(obj):
+            self.addr = obj.__array_interface__["data"][0]
+            self.nbytes = obj.nbytes
+            self.dtype = obj.dtype.name
+            self.shape = tuple(obj.shape)
+            self.device = -1
+            self.devname = "cpu"
+            self.contiguous = obj.flags["C_CONTIGUOUS"]
+        else:
+            raise ArgumentError(f"{call}: {what} is a {type(obj).__name__}, not a torch tensor or NumPy array")
+        self.obj = obj
+        if not self.contiguous:
+            raise ArgumentError(f"{call}: {what} is not contiguous (shape {list(self.shape)}): pass .contiguous() or a copy")
+
+    def device_name(self):
+        return self.devname
+
+
+def require_init(call):
+    if not _c.initialized():
+        raise Error(f"{call}: kishmem is not initialized (call kishmem.init() first)")
+
+
+_heap_dev = None  # where the heap lives: -1 host, else the CUDA device (found at the first allocation)
+
+
+def heap_device_index():
+    return _heap_dev
+
+
+def note_heap_device(addr):
+    global _heap_dev
+    if _heap_dev is None:
+        _heap_dev = _c.device_of(addr)
+
+
+def forget_heap():
+    global _heap_dev
+    _heap_dev = None
+
+
+def device_word(d):
+    return "host memory" if d == -1 else f"GPU {d}"
+
+
+def symmetric(obj, call, what):
+    """A Mem for obj, which must lie within one symmetric block made by this package."""
+    m = Mem(obj, call, what)
+    if not _c.block_of(m.addr, m.nbytes):
+        raise ArgumentError(f"{call}: {what} (address {m.addr:#x}, {m.nbytes} bytes, {m.device_name()}) is not in the "
+                            "symmetric heap: allocate it with kishmem.empty/zeros/array")
+    return m
+
+
+def local(obj, call, what):
+    """A Mem for a local buffer: on the heap's device (host memory for a host heap)."""
+    m = Mem(obj, call, what)
+    if _heap_dev is not None and m.device != _heap_dev:
+        raise ArgumentError(f"{call}: {what} is on {m.device_name()} but the symmetric heap is in "
+                            f"{device_word(_heap_dev)}: pass a buffer there")
+    return m
+
+
+def check_pe(call, pe, npes, what="pe", team="this job"):
+    if isinstance(pe, bool) or not isinstance(pe, int):
+        raise ArgumentError(f"{call}: {what} = {pe!r} is not an int")
+    if pe < 0 or pe >= npes:
+        raise ArgumentError(f"{call}: PE {pe} is out of range: {team} has PEs 0..{npes - 1}")
+
+
+def view(addr, shape, dtype, device):
+    """A torch tensor of shape and dtype over memory at addr (not owned) on device (-1: host)."""
+    t = torch()
+    tdtype = getattr(t, dtype) if isinstance(dtype, str) else dtype
+    name = dtype_name(tdtype)
+    if name not in _DL:
+        raise ArgumentError(f"kishmem: dtype {tdtype} has no tensor form here")
+    code, bits = _DL[name]
+    shape = [int(s) for s in shape]
+    cap = _c.dlpack(addr, shape, code, bits, 1 if device == -1 else 2, max(device, 0))
+    x = t.utils.dlpack.from_dlpack(cap)
+    if x.dtype != tdtype:
+        x = x.view(tdtype)
+    return x
+
+
+def array(addr, shape, dtype):
+    """A NumPy array of shape and dtype over host memory at addr (not owned)."""
+    np = _np()
+    dt = np.dtype(dtype)
+    n = 1
+    for s in shape:
+        n *= int(s)
+    raw = (ctypes.c_char * max(n * dt.itemsize, 1)).from_address(addr)
+    return np.frombuffer(raw, dtype=dt, count=n).reshape(shape)

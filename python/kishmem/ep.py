@@ -1,0 +1,387 @@
+"""kishmem.ep: expert-parallel dispatch and combine (MoE) with DeepEP's low-latency API.
+
+    buf = kishmem.ep.Buffer(kishmem.TEAM_WORLD, num_max_dispatch_tokens_per_rank=128, hidden=7168,
+                            num_experts=256, num_topk=8)
+    recv_x, recv_count, handle, event, hook = buf.low_latency_dispatch(x, topk_idx, 128, 256)
+    ...   # expert e's rows [0, recv_count[e]) of recv_x[e] -> y[e]
+    out, event, hook = buf.low_latency_combine(y, topk_idx, topk_weights, handle)
+
+On a GPU heap the calls run kernels on torch.cuda.current_stream(); on a host heap (no GPU, or
+KISHMEM_HEAP=host) the CPU form of kishmem::ep runs them and they are done on return. What
+differs from DeepEP: python/README.md.
+"""
+import sys
+
+from . import _kishmem as _c
+from . import _tensor as _t
+from ._tensor import ArgumentError, Error
+
+__all__ = ["Buffer", "Handle", "EventOverlap", "select_topk", "dequantize"]
+
+_SRC_WORDS = _c.ep.SRC_INFO_WORDS  # int32 words of one SrcInfo {pe, token, k, round}
+
+
+class EventOverlap:
+    """DeepEP's EventOverlap: event is a torch.cuda.Event recorded after the call (GPU heap with
+    async_finish), else None (the call's work is ordered on the current stream, or done)."""
+
+    def __init__(self, event=None):
+        self.event = event
+
+    def current_stream_wait(self):
+        if self.event is not None:
+            _t.torch().cuda.current_stream().wait_event(self.event)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.current_stream_wait()
+
+
+class Handle:
+    """What low_latency_dispatch hands to low_latency_combine: this buffer's round, the tokens
+    dispatched, and where each received row came from (src_info: [num_local_experts,
+    num_max_dispatch_tokens_per_rank * num_ranks, 4] int32 rows {pe, token, k, round}; rows
+    [0, recv_count[e]) of expert e are valid)."""
+
+    def __init__(self, buf, c, num_tokens, topk_idx_shape, src_info):
+        self._buf = buf
+        self._c = c
+        self.num_tokens = num_tokens
+        self.topk_idx_shape = topk_idx_shape
+        self.src_info = src_info
+        self.num_max_dispatch_tokens_per_rank = buf.num_max_dispatch_tokens_per_rank
+        self.hidden = buf.hidden
+        self.num_experts = buf.num_experts
+
+
+class Buffer:
+    """One expert-parallel buffer over a group of PEs (collective: every PE of kishmem's world
+    makes it, with the same arguments; the group's PEs exchange tokens).
+
+    group: a kishmem.Team (default TEAM_WORLD), an mpi4py communicator, or a
+    torch.distributed ProcessGroup that spans the whole job (rank == PE).
+    use_fp8: what dispatch sends (FP8 E4M3 + a float scale per 128 channels, or bf16); fixed per
+    buffer. allocate_combine_buffer: also a symmetric [L, R, hidden] bf16 tensor for
+    get_next_low_latency_combine_buffer (zero-copy combine)."""
+
+    def __init__(self, group=None, num_max_dispatch_tokens_per_rank=128, hidden=7168, num_experts=None, num_topk=8,
+                 use_fp8=True, num_sms=0, allocate_combine_buffer=True):
+        import kishmem
+        _t.require_init("kishmem.ep.Buffer")
+        self.team = _team_of(group)
+        self.group_size = self.team.n_pes()
+        self.rank = self.team.my_pe()
+        if num_experts is None:
+            raise ArgumentError("kishmem.ep.Buffer: num_experts is required (a multiple of the group size)")
+        self.num_max_dispatch_tokens_per_rank = int(num_max_dispatch_tokens_per_rank)
+        self.hidden = int(hidden)
+        self.num_experts = int(num_experts)
+        self.num_topk = int(num_topk)
+        self.use_fp8 = bool(use_fp8)
+        self._b = _c.ep.Buffer(self.team._handle("kishmem.ep.Buffer"), self.num_max_dispatch_tokens_per_rank, self.hidden,
+                               self.num_topk, self.num_experts, self.use_fp8, int(num_sms))
+        self.num_local_experts = self.num_experts // self.group_size
+        self.num_recv_rows = self.group_size * self.num_max_dispatch_tokens_per_rank
+        self._dev = _t.heap_device_index()
+        self._views = None
+        self._pending = None  # a handle whose dispatch hook is owed
+        self._combine_buffer = None
+        self._scratch_word = None
+        if allocate_combine_buffer:
+            self._combine_buffer = kishmem.empty((self.num_local_experts, self.num_recv_rows, self.hidden),
+                                                 _t.torch().bfloat16)
+
+    # ---- sizes -------------------------------------------------------------------------------
+    @staticmethod
+    def get_low_latency_rdma_size_hint(num_max_dispatch_tokens_per_rank, hidden, num_ranks, num_experts, num_topk=8,
+                                       use_fp8=True):
+        """Symmetric heap bytes one buffer takes per PE (kishmem::ep::Buffer::bytes_for), plus the
+        zero-copy combine buffer."""
+        L = num_experts // max(num_ranks, 1)
+        return (_c.ep.Buffer.bytes_for(num_max_dispatch_tokens_per_rank, hidden, num_topk, num_experts, use_fp8,
+                                       num_ranks) + L * num_ranks * num_max_dispatch_tokens_per_rank * hidden * 2)
+
+    @property
+    def bytes(self):
+        return self._b.bytes
+
+    @property
+    def on_gpu(self):
+        return self._b.on_gpu
+
+    @property
+    def device(self):
+        return _t.torch().device("cpu" if self._dev == -1 else f"cuda:{self._dev}")
+
+    def destroy(self):
+        """Frees the buffer (collective, as its creation)."""
+        import kishmem
+        if self._combine_buffer is not None:
+            kishmem.free(self._combine_buffer)
+            self._combine_buffer = None
+        self._b.destroy()
+
+    # ---- helpers -----------------------------------------------------------------------------
+    def _stream(self):
+        if self._dev == -1:
+            return 0
+        return _t.torch().cuda.current_stream(self._dev).cuda_stream
+
+    def _event(self, async_finish):
+        if self._dev == -1 or not async_finish:
+            return EventOverlap()
+        ev = _t.torch().cuda.Event()
+        ev.record(_t.torch().cuda.current_stream(self._dev))
+        return EventOverlap(ev)
+
+    def _tensor(self, obj, what, dtypes, shape, call):
+        """'' when obj is a contiguous tensor of one of dtypes, shape and this buffer's device;
+        else why not."""
+        if not _t.is_tensor(obj):
+            return f"{what} is a {type(obj).__name__}, not a torch tensor"
+        name = _t.dtype_name(obj.dtype)
+        if name not in dtypes:
+            return f"{what} has dtype torch.{name}, expected " + " or ".join(f"torch.{d}" for d in dtypes)
+        if tuple(obj.shape) != tuple(shape):
+            return f"{what} has shape {list(obj.shape)}, expected {list(shape)}"
+        dev = -1 if obj.device.type == "cpu" else (obj.device.index if obj.device.type == "cuda" else -2)
+        if dev != self._dev:
+            return f"{what} is on {obj.device} but the buffer is on {self.device}"
+        if not obj.is_contiguous():
+            return f"{what} is not contiguous"
+        return ""
+
+    def _scratch(self):
+        if self._scratch_word is None:
+            self._scratch_word = _t.torch().zeros(8, dtype=_t.torch().bfloat16, device=self.device)
+        return self._scratch_word
+
+    def _refuse_dispatch(self, why):
+        try:
+            self._b.refuse_dispatch(self._stream(), why)
+        except Error as e:
+            raise ArgumentError(str(e)) from None
+        raise ArgumentError(f"kishmem::ep::dispatch: PE {_c.my_pe()}: {why}")
+
+    def _refuse_combine(self, call, why):
+        try:
+            self._b.refuse_combine(self._stream(), call, why)
+        except Error as e:
+            raise ArgumentError(str(e)) from None
+        raise ArgumentError(f"kishmem::ep::{call}: PE {_c.my_pe()}: {why}")
+
+    def _received(self, ptrs):
+        if self._views is None or self._views[0] != ptrs:
+            torch = _t.torch()
+            x, scales, count, src, L, R = ptrs
+            H = self.hidden
+            if self.use_fp8:
+                fp8 = getattr(torch, "float8_e4m3fn", torch.uint8)
+                rx = (_t.view(x, (L, R, H), fp8, self._dev), _t.view(scales, (L, R, H // 128), torch.float32, self._dev))
+            else:
+                rx = _t.view(x, (L, R, H), torch.bfloat16, self._dev)
+            self._views = (ptrs, rx, _t.view(count, (L,), torch.int32, self._dev),
+                           _t.view(src, (L, R, _SRC_WORDS), torch.int32, self._dev))
+        return self._views[1:]
+
+    # ---- dispatch ----------------------------------------------------------------------------
+    def low_latency_dispatch(self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts,
+                             cumulative_local_expert_recv_stats=None, use_fp8=True, round_scale=False, use_ue8m0=False,
+                             async_finish=False, return_recv_hook=False):
+        """Sends each token x[t] ([num_tokens, hidden] bf16) to the PEs of its experts
+        topk_idx[t] ([num_tokens, num_topk] int64 or int32, -1: none). Returns (recv_x, recv_count,
+        handle, event, hook): recv_x is (FP8 [L, R, hidden], scales [L, R, hidden // 128] float32)
+        with use_fp8, else bf16 [L, R, hidden] (L = local experts, R = group size x
+        num_max_dispatch_tokens_per_rank; rows [0, recv_count[e]) of expert e are filled);
+        recv_count [L] int32. Views into the buffer: valid until the next dispatch. With
+        return_recv_hook the call only sends; hook() receives (recv_x and recv_count are filled
+        then)."""
+        why = ""
+        torch = _t.torch()
+        if num_max_dispatch_tokens_per_rank != self.num_max_dispatch_tokens_per_rank:
+            why = (f"num_max_dispatch_tokens_per_rank = {num_max_dispatch_tokens_per_rank} but the buffer was made for "
+                   f"{self.num_max_dispatch_tokens_per_rank}")
+        elif num_experts != self.num_experts:
+            why = f"num_experts = {num_experts} but the buffer was made for {self.num_experts}"
+        elif bool(use_fp8) != self.use_fp8:
+            why = (f"use_fp8 = {bool(use_fp8)} but the buffer was made with use_fp8 = {self.use_fp8} (one format per "
+                   "buffer: make a second buffer for the other)")
+        elif round_scale or use_ue8m0:
+            why = "round_scale and use_ue8m0 are not supported: scales are float32 amax / 448 per 128 channels"
+        elif not _t.is_tensor(x) or x.dim() != 2:
+            why = (f"x must be a 2-D torch tensor [num_tokens, hidden], got "
+                   f"{list(x.shape) if _t.is_tensor(x) else type(x).__name__}")
+        else:
+            T = x.shape[0]
+            why = self._tensor(x, "x", ("bfloat16",), (T, self.hidden), "dispatch")
+            if not why and T > self.num_max_dispatch_tokens_per_rank:
+                why = f"x has {T} tokens but the buffer holds at most {self.num_max_dispatch_tokens_per_rank} per PE"
+            if not why:
+                why = self._tensor(topk_idx, "topk_idx", ("int64", "int32"), (T, self.num_topk), "dispatch")
+            if not why and cumulative_local_expert_recv_stats is not None:
+                why = self._tensor(cumulative_local_expert_recv_stats, "cumulative_local_expert_recv_stats", ("int32",),
+                                   (self.num_local_experts,), "dispatch")
+        if why:
+            self._refuse_dispatch(why)
+        s = self._stream()
+        h = _c.ep.Handle()
+        send_only = bool(return_recv_hook)
+        ptrs = self._b.dispatch(s, x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype == torch.int64, x.shape[0], h,
+                                send_only)
+        recv_x, recv_count, src_info = self._received(ptrs)
+        handle = Handle(self, h, x.shape[0], tuple(topk_idx.shape), src_info)
+        stats = cumulative_local_expert_recv_stats
+
+        def received():
+            if stats is not None:
+                stats.add_(recv_count)
+
+        if send_only:
+            def hook():
+                self._b.dispatch_recv(self._stream(), h)
+                received()
+            return recv_x, recv_count, handle, self._event(async_finish), hook
+        received()
+        return recv_x, recv_count, handle, self._event(async_finish), None
+
+    # ---- combine -----------------------------------------------------------------------------
+    def get_next_low_latency_combine_buffer(self, handle):
+        """A symmetric [L, R, hidden] bf16 tensor: expert outputs written here are read in place by
+        low_latency_combine (zero_copy=True), nothing copied at send time. It must stay unchanged
+        until the combine (its hook) is done."""
+        if self._combine_buffer is None:
+            raise ArgumentError("get_next_low_latency_combine_buffer: the buffer was made with "
+                                "allocate_combine_buffer=False")
+        return self._combine_buffer
+
+    def low_latency_combine(self, x, topk_idx, topk_weights, handle, use_logfmt=False, zero_copy=False,
+                            async_finish=False, return_recv_hook=False, out=None):
+        """Sends every expert output row x[e][i] ([L, R, hidden] bf16, row i of expert e answers
+        received row i) back to its token's PE, which returns out[t] = sum over k of
+        topk_weights[t][k] * row ([num_tokens, hidden] bf16; `out` when given). Returns
+        (combined_x, event, hook); with return_recv_hook, combined_x is filled by hook()."""
+        torch = _t.torch()
+        call = "combine"
+        why = ""
+        if not isinstance(handle, Handle) or handle._buf is not self:
+            why = "handle is not one that this buffer's low_latency_dispatch returned"
+        elif use_logfmt:
+            why = "use_logfmt is not supported: combine sends bf16 rows"
+        else:
+            T = handle.num_tokens
+            why = self._tensor(x, "x", ("bfloat16",), (self.num_local_experts, self.num_recv_rows, self.hidden), call)
+            if not why and zero_copy and (self._combine_buffer is None or x.data_ptr() != self._combine_buffer.data_ptr()):
+                why = "zero_copy=True but x is not get_next_low_latency_combine_buffer()'s tensor"
+            if not why:
+                why = self._tensor(topk_idx, "topk_idx", ("int64", "int32"), handle.topk_idx_shape, call)
+            if not why:
+                why = self._tensor(topk_weights, "topk_weights", ("float32",), (T, self.num_topk), call)
+            if not why and out is not None:
+                why = self._tensor(out, "out", ("bfloat16",), (T, self.hidden), call)
+        if why:
+            self._refuse_combine(call, why)
+        if out is None:
+            out = torch.empty((handle.num_tokens, self.hidden), dtype=torch.bfloat16, device=self.device)
+        send_only = bool(return_recv_hook)
+        # With no tokens nothing is written to out, but the library takes no null pointer: a scratch word.
+        out_ptr = out.data_ptr() if out.numel() else self._scratch().data_ptr()
+        self._b.combine(self._stream(), x.data_ptr(), topk_weights.data_ptr(), out_ptr, handle._c, send_only)
+        if send_only:
+            def hook():
+                self._b.combine_recv(self._stream(), handle._c)
+            return out, self._event(async_finish), hook
+        return out, self._event(async_finish), None
+
+    def check(self):
+        """Errors found inside kernels (GPU heap: synchronizes the current stream), raised as Error."""
+        self._b.check(self._stream())
+
+
+def _team_of(group):
+    import kishmem
+    if group is None:
+        return kishmem.TEAM_WORLD
+    if isinstance(group, kishmem.Team):
+        return group
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is not None and isinstance(group, mpi.Comm):
+        team = kishmem.team_from_comm(group)
+        if team is None:
+            raise ArgumentError("kishmem.ep.Buffer: this process is not in the communicator")
+        return team
+    dist = getattr(sys.modules.get("torch"), "distributed", None)
+    if dist is not None and dist.is_available() and isinstance(group, dist.ProcessGroup):
+        if group.size() != _c.n_pes() or group.rank() != _c.my_pe():
+            raise ArgumentError(f"kishmem.ep.Buffer: the ProcessGroup (rank {group.rank()} of {group.size()}) is not "
+                                f"kishmem's world (PE {_c.my_pe()} of {_c.n_pes()}): pass a kishmem.Team for a subset")
+        return kishmem.TEAM_WORLD
+    raise ArgumentError(f"kishmem.ep.Buffer: group is a {type(group).__name__}, not a kishmem.Team, an mpi4py "
+                        "communicator or a torch.distributed ProcessGroup")
+
+
+def select_topk(scores, num_topk, max_nodes, experts_per_node, idx_dtype=None):
+    """Node-limited routing: nodes are groups of experts_per_node consecutive experts, scored by the
+    sum of their two best experts; the max_nodes best nodes, then the num_topk best experts
+    there (ties: lower index). scores [T, E] float32 (CPU, or GPU on the current stream).
+    Returns (topk_idx [T, K] idx_dtype (int64), topk_weights [T, K] float32: the picked scores)."""
+    torch = _t.torch()
+    call = "kishmem::ep::select_topk"
+    if not _t.is_tensor(scores) or scores.dim() != 2 or scores.dtype != torch.float32:
+        raise ArgumentError(f"{call}: scores must be a 2-D float32 tensor [T, E]")
+    if not scores.is_contiguous():
+        raise ArgumentError(f"{call}: scores is not contiguous")
+    T, E = scores.shape
+    K, nodes, epn = int(num_topk), int(max_nodes), int(experts_per_node)
+    why = ""
+    if epn < 1 or E % epn:
+        why = f"experts_per_node = {epn} does not divide E = {E}"
+    elif nodes < 1 or nodes > 64:
+        why = f"max_nodes = {nodes} must be in 1..64"
+    elif K < 1 or K > 16:
+        why = f"K = {K} must be in 1..16"
+    elif K > min(nodes, E // epn) * epn:
+        why = f"K = {K} is more than the {min(nodes, E // epn) * epn} experts of {min(nodes, E // epn)} nodes"
+    if why:
+        raise ArgumentError(f"{call}: {why}")
+    idx = torch.empty((T, K), dtype=torch.int32, device=scores.device)
+    w = torch.empty((T, K), dtype=torch.float32, device=scores.device)
+    try:
+        if scores.device.type == "cuda":
+            if not _c.has_cuda:
+                raise ArgumentError(f"{call}: scores is on {scores.device} but kishmem was built without CUDA")
+            s = torch.cuda.current_stream(scores.device).cuda_stream
+            _c.ep.select_topk_gpu(s, scores.data_ptr(), T, E, K, nodes, epn, idx.data_ptr(), w.data_ptr())
+        elif scores.device.type == "cpu":
+            _c.ep.select_topk(scores.data_ptr(), T, E, K, nodes, epn, idx.data_ptr(), w.data_ptr())
+        else:
+            raise ArgumentError(f"{call}: scores is on {scores.device}")
+    except Error as e:
+        raise ArgumentError(str(e)) from None
+    return idx.to(idx_dtype or torch.int64), w
+
+
+_e4m3 = {}
+
+
+def _e4m3_table(device):
+    """float32 value of each E4M3 byte (0x7f / 0xff: NaN), for torch versions without float8."""
+    if device not in _e4m3:
+        torch = _t.torch()
+        c = torch.arange(256)
+        e, m = (c >> 3) & 15, (c & 7).float()
+        v = torch.where(e == 0, m / 512.0, (8 + m) * torch.pow(2.0, (e - 10).float()))
+        v = torch.where((c & 0x7F) == 0x7F, torch.full_like(v, float("nan")), v)
+        _e4m3[device] = torch.where((c & 0x80) != 0, -v, v).to(device)
+    return _e4m3[device]
+
+
+def dequantize(recv_x):
+    """FP8 recv_x of low_latency_dispatch, (values [L, R, H], scales [L, R, H // 128]), as float32
+    [L, R, H]: value * its group's scale. Values may be float8_e4m3fn or (older torch) uint8 codes."""
+    q, scales = recv_x
+    torch = _t.torch()
+    v = _e4m3_table(q.device)[q.long()] if q.dtype == torch.uint8 else q.float()
+    shape = q.shape
+    return (v.reshape(*shape[:-1], shape[-1] // 128, 128) * scales.unsqueeze(-1)).reshape(shape)

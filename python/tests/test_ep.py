@@ -1,0 +1,175 @@
+"""kishmem.ep (DeepEP's low-latency API) on the host heap, the CPU form of kishmem::ep: every
+received row, scale, count and source, and every combined output, checked against
+ep_reference.py computed independently on every PE for every PE's inputs."""
+import numpy as np
+import pytest
+import torch
+
+import ep_reference as ref
+
+T_MAX, HIDDEN, TOPK, PER_PE = 12, 256, 4, 4
+
+
+def tokens_of(pe):
+    return T_MAX - (pe % 3)  # PEs send different token counts
+
+
+def expert_fn(e_global, rows):
+    """The 'expert' every test applies: row * (e + 1) / 4 (exact in bf16 scaling), as bf16."""
+    return (rows * ((e_global + 1) / 4.0)).to(torch.bfloat16)
+
+
+def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy, stats=None, device="cpu"):
+    """One dispatch and combine on buf (tensors on device), every result checked on the CPU."""
+    n, me = team.n_pes(), team.my_pe()
+    E = PER_PE * n
+    x, idx, w = ref.inputs(me, tokens_of(me), HIDDEN, TOPK, E, round_no)
+    recv_x, recv_count, handle, event, dhook = buf.low_latency_dispatch(
+        x.to(device), idx.to(idx_dtype).to(device), T_MAX, E, cumulative_local_expert_recv_stats=stats, use_fp8=use_fp8,
+        return_recv_hook=hook)
+    assert (dhook is not None) == hook
+    if hook:
+        dhook()
+    event.current_stream_wait()
+    if device != "cpu":
+        buf.check()  # synchronizes: the received data is there
+    L, R = PER_PE, n * T_MAX
+    recv_count = recv_count.cpu()
+    recv_x = tuple(t.cpu() for t in recv_x) if use_fp8 else recv_x.cpu()
+    assert recv_count.shape == (L,) and recv_count.dtype == torch.int32
+    if use_fp8:
+        q, scales = recv_x
+        assert q.shape == (L, R, HIDDEN) and scales.shape == (L, R, HIDDEN // 128) and scales.dtype == torch.float32
+    else:
+        assert recv_x.shape == (L, R, HIDDEN) and recv_x.dtype == torch.bfloat16
+    # What every PE sent to this PE's experts, from the reference inputs.
+    expected = {}
+    for p in range(n):
+        xp, ip, _ = ref.inputs(p, tokens_of(p), HIDDEN, TOPK, E, round_no)
+        qp, sp = ref.quantize(xp) if use_fp8 else (None, None)
+        for t in range(tokens_of(p)):
+            for k in range(TOPK):
+                e = int(ip[t, k])
+                if e >= 0 and e // PER_PE == me:
+                    expected[(e % PER_PE, p, t, k)] = (qp[t], sp[t]) if use_fp8 else xp[t]
+    src = handle.src_info.cpu()
+    eo = torch.zeros((L, R, HIDDEN), dtype=torch.bfloat16)
+    seen = set()
+    for le in range(L):
+        cnt = int(recv_count[le])
+        assert cnt == sum(1 for key in expected if key[0] == le), f"recv_count[{le}]"
+        for i in range(cnt):
+            pe, t, k = (int(v) for v in src[le, i, :3])
+            key = (le, pe, t, k)
+            assert key in expected and key not in seen, f"row {i} of local expert {le} from {(pe, t, k)}"
+            seen.add(key)
+            if use_fp8:
+                qv, sv = expected[key]
+                np.testing.assert_array_equal(ref.decode_fp8(q[le, i]), qv)
+                np.testing.assert_array_equal(scales[le, i].numpy(), sv)
+                row = torch.from_numpy(ref.decode_fp8(q[le, i]).reshape(-1, 128) * scales[le, i].numpy()[:, None]).reshape(-1)
+            else:
+                assert torch.equal(recv_x[le, i], expected[key])
+                row = recv_x[le, i].float()
+            eo[le, i] = expert_fn(me * PER_PE + le, row)
+    assert len(seen) == len(expected)
+    if zero_copy:
+        expert_out = buf.get_next_low_latency_combine_buffer(handle)
+        expert_out.copy_(eo)
+    else:
+        expert_out = eo.to(device)
+    out, event, chook = buf.low_latency_combine(expert_out, idx.to(device), w.to(device), handle, zero_copy=zero_copy,
+                                                return_recv_hook=hook)
+    if hook:
+        chook()
+    event.current_stream_wait()
+    if device != "cpu":
+        buf.check()
+    out = out.cpu()
+    # Reference: sum_k w * expert(row), each row as its expert's PE saw it (dequantized FP8 or bf16).
+    if use_fp8:
+        qx, sx = ref.quantize(x)
+        rows = torch.from_numpy((qx.reshape(len(x), -1, 128) * sx[:, :, None]).reshape(len(x), HIDDEN))
+    else:
+        rows = x.float()
+    want = torch.zeros((len(x), HIDDEN), dtype=torch.float32)
+    for t in range(len(x)):
+        for k in range(TOPK):
+            e = int(idx[t, k])
+            if e >= 0:
+                want[t] += w[t, k] * expert_fn(e, rows[t]).float()
+    assert out.shape == (len(x), HIDDEN) and out.dtype == torch.bfloat16
+    torch.testing.assert_close(out.float(), want, rtol=1.6e-2, atol=1e-3)
+    return recv_count.clone()
+
+
+@pytest.mark.parametrize("use_fp8", [True, False])
+@pytest.mark.parametrize("hook", [False, True])
+def test_rounds(shmem, use_fp8, hook):
+    n = shmem.n_pes()
+    buf = shmem.ep.Buffer(shmem.TEAM_WORLD, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=use_fp8)
+    assert buf.device == torch.device("cpu") and not buf.on_gpu
+    stats = torch.zeros(PER_PE, dtype=torch.int32)
+    total = torch.zeros(PER_PE, dtype=torch.int32)
+    for r, (idx_dtype, zero_copy) in enumerate([(torch.int64, False), (torch.int32, True), (torch.int64, True)]):
+        total += check_round(shmem, buf, shmem.TEAM_WORLD, 10 * r + (2 if use_fp8 else 1) + (4 if hook else 0), use_fp8,
+                             idx_dtype, hook, zero_copy, stats)
+        assert torch.equal(stats, total)
+    buf.destroy()
+
+
+def test_group_split(shmem):
+    """Buffers over two teams at once (even and odd PEs), each PE in its own."""
+    me, n = shmem.my_pe(), shmem.n_pes()
+    evens, odds = (n + 1) // 2, n // 2
+    even = shmem.TEAM_WORLD.split_strided(0, 2, evens)
+    odd = shmem.TEAM_WORLD.split_strided(1, 2, odds) if odds else None
+    team = even if me % 2 == 0 else odd
+    buf = shmem.ep.Buffer(team, T_MAX, HIDDEN, PER_PE * team.n_pes(), TOPK, use_fp8=True)
+    assert buf.group_size == team.n_pes() and buf.rank == me // 2
+    check_round(shmem, buf, team, 99, True, torch.int64, False, False)
+    buf.destroy()
+    team.destroy()
+
+
+def test_no_tokens(shmem):
+    """A PE with nothing to send still takes part; the others' rows arrive."""
+    n, me = shmem.n_pes(), shmem.my_pe()
+    buf = shmem.ep.Buffer(None, 4, 128, 2 * n, 2, use_fp8=False)
+    x = torch.ones((0 if me == 0 else 4, 128), dtype=torch.bfloat16) * (me + 1)
+    idx = torch.tensor([[(me + 1) % (2 * n), (me + 2) % (2 * n)]] * x.shape[0], dtype=torch.int64).reshape(-1, 2)
+    recv_x, recv_count, handle, _, _ = buf.low_latency_dispatch(x, idx, 4, 2 * n, use_fp8=False)
+    want = [0, 0]
+    for p in range(1, n):
+        for e in ((p + 1) % (2 * n), (p + 2) % (2 * n)):
+            if e // 2 == me:
+                want[e % 2] += 4
+    assert recv_count.tolist() == want
+    for le in range(2):
+        for i in range(want[le]):
+            pe = int(handle.src_info[le, i, 0])
+            assert torch.equal(recv_x[le, i], torch.full((128,), pe + 1.0, dtype=torch.bfloat16))
+    y = torch.zeros((2, 4 * n, 128), dtype=torch.bfloat16)
+    y[:, :, :] = 2.0
+    out, _, _ = buf.low_latency_combine(y, idx, torch.full(idx.shape, 0.25), handle)
+    assert torch.equal(out, torch.full((x.shape[0], 128), 1.0, dtype=torch.bfloat16))  # 2 * (0.25 + 0.25)
+    buf.destroy()
+
+
+def test_select_topk(shmem):
+    g = torch.Generator().manual_seed(7 + shmem.my_pe())
+    for (T, E, K, nodes, epn) in [(9, 32, 4, 2, 8), (5, 16, 8, 4, 4), (6, 12, 3, 12, 1), (3, 64, 6, 3, 16)]:
+        scores = torch.rand((T, E), generator=g)
+        idx, w = shmem.ep.select_topk(scores, K, nodes, epn)
+        ridx, rw = ref.select_topk(scores, K, nodes, epn)
+        assert idx.dtype == torch.int64 and w.dtype == torch.float32
+        np.testing.assert_array_equal(idx.numpy(), ridx)
+        np.testing.assert_array_equal(w.numpy(), rw)
+
+
+def test_size_hint(shmem):
+    n = shmem.n_pes()
+    buf = shmem.ep.Buffer(None, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=True)
+    hint = shmem.ep.Buffer.get_low_latency_rdma_size_hint(T_MAX, HIDDEN, n, PER_PE * n, TOPK, True)
+    assert hint == buf.bytes + PER_PE * n * T_MAX * HIDDEN * 2
+    buf.destroy()
