@@ -268,22 +268,30 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
 }
 
 #if KISHMEM_HAVE_CUDA
-// Under CUDA's lazy loading (its default since 12.2), the first launch of a kernel waits, holding
-// the context's lock, until every kernel of the process has ended; a host thread of the library
-// that kernels wait for (the software NIC, the CPU proxy, the active-message service applying
-// other hosts' operations to this GPU heap) makes CUDA calls, which then wait for that lock: a
-// deadlock. The library loads its own kernels at init; the application's are its own to load
-// (or CUDA_MODULE_LOADING=EAGER). Said once, by PE 0, where such a thread runs and the choice
-// was left to CUDA (an explicit LAZY is taken as meant).
-static void warn_lazy_loading(bool backend_thread, bool am_thread) {
+// Kernels here may wait for a host thread of kishmem (the software NIC, the CPU proxy, the
+// active-message service applying other hosts' operations to this GPU heap), and that thread
+// makes CUDA calls. Two ways CUDA can then stop it for good, said once by PE 0 where the choice
+// was left to CUDA or set against it:
+// - lazy loading (CUDA's default since 12.2): the first launch of a kernel waits, holding the
+//   context's lock, until every kernel of the process has ended. The library loads its own
+//   kernels at init; the application's are its own to load (or CUDA_MODULE_LOADING=EAGER).
+// - few hardware work queues: streams beyond CUDA_DEVICE_MAX_CONNECTIONS share queues, and the
+//   thread's copy or atomic queued behind the waiting kernel never starts. The library asks for
+//   KISHMEM_CUDA_CONNECTIONS when it loads (cuda_connections.cpp); a smaller setting is named.
+static void warn_host_thread_hazards(bool backend_thread, bool am_thread) {
+    if (state().pe != 0 || !(backend_thread || am_thread)) return;
+    const char* who = backend_thread ? "the software NIC or the CPU proxy" : "the active-message service";
     const char* mode = std::getenv("CUDA_MODULE_LOADING");
-    if (state().pe != 0 || !(backend_thread || am_thread) || (mode && std::strcmp(mode, "DEFAULT") != 0 && *mode))
-        return;
-    warn("shmem_init", "kernels here wait for a host thread of kishmem (%s) that makes CUDA calls, and CUDA loads "
-         "kernels lazily: the first launch of an application kernel while another kernel waits for that thread "
-         "deadlocks; set CUDA_MODULE_LOADING=EAGER, or launch (or cudaFuncGetAttributes) each kernel once before "
-         "kernels communicate",
-         backend_thread ? "the software NIC or the CPU proxy" : "the active-message service");
+    if (!mode || !*mode || std::strcmp(mode, "DEFAULT") == 0)
+        warn("shmem_init", "kernels here wait for a host thread of kishmem (%s) that makes CUDA calls, and CUDA loads "
+             "kernels lazily: the first launch of an application kernel while another kernel waits for that thread "
+             "deadlocks; set CUDA_MODULE_LOADING=EAGER, or launch (or cudaFuncGetAttributes) each kernel once before "
+             "kernels communicate", who);
+    const char* conns = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    if (conns && std::atoi(conns) > 0 && std::atoi(conns) < 8)
+        warn("shmem_init", "kernels here wait for a host thread of kishmem (%s) that queues GPU work, and "
+             "CUDA_DEVICE_MAX_CONNECTIONS=%s leaves few hardware queues: work of that thread queued behind a waiting "
+             "kernel of a stream that shares its queue never runs (unset it, or ask for 16)", who, conns);
 }
 #endif
 
@@ -323,7 +331,7 @@ void start_device_paths(const routes::Routes& routes, const DeviceHeapMap& map) 
                   s.device_backend ? why.c_str() : "no such device backend in this build");
     }
     publish_device_state(st);  // also loads the library's kernels (kishmem_register_kernels)
-    warn_lazy_loading(routes.backend != routes::DeviceBackendKind::none, s.am != nullptr);
+    warn_host_thread_hazards(routes.backend != routes::DeviceBackendKind::none, s.am != nullptr);
 #else
     (void)routes, (void)map;
 #endif
