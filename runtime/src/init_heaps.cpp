@@ -276,8 +276,8 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
 //   context's lock, until every kernel of the process has ended. The library loads its own
 //   kernels at init; the application's are its own to load (or CUDA_MODULE_LOADING=EAGER).
 // - few hardware work queues: streams beyond CUDA_DEVICE_MAX_CONNECTIONS share queues, and the
-//   thread's copy or atomic queued behind the waiting kernel never starts. The library asks for
-//   KISHMEM_CUDA_CONNECTIONS when it loads (cuda_connections.cpp); a smaller setting is named.
+//   thread's copy or atomic queued behind the waiting kernel never starts (cuda_connections.cpp;
+//   KISHMEM_CUDA_CONNECTIONS asks for more); a setting below CUDA's default of 8 is named.
 static void warn_host_thread_hazards(bool backend_thread, bool am_thread) {
     if (state().pe != 0 || !(backend_thread || am_thread)) return;
     const char* who = backend_thread ? "the software NIC or the CPU proxy" : "the active-message service";
@@ -291,7 +291,7 @@ static void warn_host_thread_hazards(bool backend_thread, bool am_thread) {
     if (conns && std::atoi(conns) > 0 && std::atoi(conns) < 8)
         warn("shmem_init", "kernels here wait for a host thread of kishmem (%s) that queues GPU work, and "
              "CUDA_DEVICE_MAX_CONNECTIONS=%s leaves few hardware queues: work of that thread queued behind a waiting "
-             "kernel of a stream that shares its queue never runs (unset it, or ask for 16)", who, conns);
+             "kernel of a stream that shares its queue never runs (unset it, or set 8 or more)", who, conns);
 }
 #endif
 
