@@ -18,6 +18,15 @@ namespace kishmem {
 
 void publish_device_state(const device::State& st);
 
+#if KISHMEM_HAVE_UCX
+// Every endpoint connected now, in one order for all PEs (UcxTransport::wire_up). Collective.
+static void wire_up(UcxTransport& ucx) {
+    State& s = state();
+    check_status(ucx.wire_up(s.pe, [&] { check_status(s.boot->barrier([&] { ucx.progress(); }), "shmem_init", s.pe); }),
+                 "shmem_init", s.pe);
+}
+#endif
+
 // PEs reached through UCX (KISHMEM_REMOTE=ucx, or PEs on several hosts): UCX allocates each
 // PE's host segment (at an address aligned as create() aligns it), so that its shared-memory
 // transports reach same-host heaps natively (the initiator copies and does CPU atomics) instead
@@ -50,6 +59,7 @@ bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases) {
         debug("UCX does not map same-host heaps here: they are shared by POSIX shared memory, UCX registers them");
         return false;  // ucx closes (and frees what it allocated); the reservation stays unused
     }
+    wire_up(*ucx);
     s.own.reset();  // the segment made before (nobody mapped it) goes
     s.sync_base = s.base = static_cast<char*>(at);
     s.ucx = std::move(ucx);
@@ -76,6 +86,7 @@ void open_ucx_registered(int nchan) {
     std::vector<Blob> all;
     check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
     check_status(s.ucx->connect(all, want), "shmem_init", s.pe);
+    wire_up(*s.ucx);
 }
 #endif
 
@@ -159,7 +170,11 @@ static void open_remote_gpu_heaps(const DeviceHeapMap& map) {
         if (all[r].empty()) st = Status::unreachable, why = "PE " + std::to_string(r) + " could not open its service";
     std::vector<bool> want(s.npes);
     for (int r = 0; r < s.npes; ++r) want[r] = !map.bases[r];
-    if (st == Status::ok) st = s.am->connect(all, want, &why);
+    // (every PE gets here: a failure of open above ends every PE below, after this barrier)
+    if (st == Status::ok)
+        st = s.am->connect(all, want, &why, [&] {
+            check_status(s.boot->barrier([&] { s.am->progress(); }), "shmem_init", s.pe);
+        });
     if (st != Status::ok)
         fatal("shmem_init", "GPU heaps on other hosts: UCX active messages: %s; KISHMEM_HEAP=host keeps the heap in host "
               "memory", why.c_str());

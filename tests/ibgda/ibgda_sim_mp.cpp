@@ -287,8 +287,11 @@ int main(int argc, char** argv) {
             all[pe].assign(addrs + kAddrBytes * pe + 8, addrs + kAddrBytes * pe + 8 + n);
         }
         const std::vector<bool> connect_now = am_lazy ? std::vector<bool>(via_am.size(), false) : via_am;
-        CHECK(service->connect(all, connect_now, &why) == Status::ok, "UcxAm::connect: %s", why.c_str());
+        // the service's thread serves the peers while this PE waits in the barrier between the
+        // two halves of connecting
         service->start();
+        CHECK(service->connect(all, connect_now, &why, [] { shmem_barrier_all(); }) == Status::ok, "UcxAm::connect: %s",
+              why.c_str());
         std::vector<std::unique_ptr<HeapAccess>> parts;
         parts.push_back(make_runtime_heap_access(2, &why));  // same-host peers: load/store
         parts.push_back(service->client(nullptr));

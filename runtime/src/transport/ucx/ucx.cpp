@@ -120,6 +120,36 @@ Status UcxTransport::connect(const std::vector<Blob>& blobs, const std::vector<b
     return Status::ok;
 }
 
+Status UcxTransport::wire_up(int me, const std::function<void()>& barrier) {
+    auto flush_to = [&](bool higher) {
+        for (Channel& c : chan_)
+            for (std::size_t pe = 0; pe < c.peers.size(); ++pe) {
+                Peer& p = c.peers[pe];
+                if (!p.ep || (static_cast<int>(pe) > me) != higher) continue;
+                ucp_request_param_t prm;
+                prm.op_attr_mask = 0;
+                ucs_status_ptr_t req = ucp_ep_flush_nbx(p.ep, &prm);
+                if (UCS_PTR_IS_ERR(req)) return failed("connecting", static_cast<int>(pe), UCS_PTR_STATUS(req), false);
+                if (req == nullptr) continue;
+                ucs_status_t st;
+                // this transport is not among the runtime's progress hooks yet: progress it here
+                Waiter w("shmem_init", "PE %lld to accept a UCX connection", static_cast<long long>(pe));
+                while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+                    progress();
+                    w.spin();
+                }
+                ucp_request_free(req);
+                if (st != UCS_OK) return failed("connecting", static_cast<int>(pe), st, false);
+            }
+        return Status::ok;
+    };
+    Status s = flush_to(true);
+    barrier();  // also after a failure: the others are in it
+    if (s == Status::ok) s = flush_to(false);
+    barrier();  // serving the lower PEs until every PE is connected
+    return s;
+}
+
 // Says that an operation failed, in the words of the routine the program called (ApiCall):
 // "shmem_long_atomic_fetch_add(dest=0x.., 8 bytes, value=5, pe=1): UCX atomic to PE 1 failed".
 Status UcxTransport::failed(const char* what, int pe, ucs_status_t st, bool on_purpose) const {

@@ -5,6 +5,7 @@
 #include <ucp/api/ucp.h>
 
 #include <atomic>
+#include <functional>
 #include <vector>
 
 #include "../transport.h"
@@ -25,6 +26,13 @@ public:
     char* peer_ptr(int pe) const;
     // Creates endpoints and unpacks rkeys for every pe with want[pe] (never this PE).
     Status connect(const std::vector<Blob>& blobs, const std::vector<bool>& want);
+    // Connects every endpoint now, in an order no two PEs contradict: first to the higher PEs,
+    // then `barrier` (collective; it must progress this transport), then to the lower ones and
+    // `barrier` again (the higher PEs keep serving until every PE is connected). So
+    // no two PEs open their connection to each other at once (UCX over tcp then resolves the
+    // crossing connections, the path where operations to a PE stopped completing under load).
+    // Collective over the PEs that connect().
+    Status wire_up(int me, const std::function<void()>& barrier);
     // For tests of the error paths (KISHMEM_SIM_UCX_FAIL): the nth operation of f.kind this
     // transport hands to UCX (over every channel and thread; puts, gets, atomics, flushes)
     // fails as if UCX had failed it, without reaching UCX.

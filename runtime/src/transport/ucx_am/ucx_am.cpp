@@ -654,13 +654,31 @@ ucp_ep_h UcxAm::Impl::ep(int pe, std::string* why) {
     return nullptr;
 }
 
-Status UcxAm::connect(const std::vector<Blob>& blobs, const std::vector<bool>& want, std::string* why) {
+Status UcxAm::connect(const std::vector<Blob>& blobs, const std::vector<bool>& want, std::string* why,
+                      const std::function<void()>& barrier) {
     Impl& s = *impl_;
-    std::lock_guard<std::mutex> g(s.mu);
-    s.addrs = blobs;
-    for (int pe = 0; pe < s.npes && pe < static_cast<int>(blobs.size()); ++pe)
-        if (want[pe] && pe != s.me && !s.ep(pe, why)) return Status::unreachable;
-    return Status::ok;
+    // With a barrier, no two PEs connect to each other at once: the higher PEs first, then the
+    // barrier (outside the lock, so that the service's thread or the barrier's progress serves
+    // the peers meanwhile), then the lower ones and the barrier again (UcxTransport::wire_up
+    // says why).
+    auto connect_to = [&](bool higher) {
+        std::lock_guard<std::mutex> g(s.mu);
+        s.addrs = blobs;
+        for (int pe = 0; pe < s.npes && pe < static_cast<int>(blobs.size()); ++pe)
+            if (want[pe] && pe != s.me && (!barrier || (pe > s.me) == higher) && !s.ep(pe, why)) return Status::unreachable;
+        return Status::ok;
+    };
+    Status st = connect_to(true);
+    if (!barrier) return st;
+    barrier();  // also after a failure: the others are in it
+    if (st == Status::ok) st = connect_to(false);
+    barrier();  // serving the lower PEs until every PE is connected
+    return st;
+}
+
+void UcxAm::progress() {
+    std::lock_guard<std::mutex> g(impl_->mu);
+    impl_->pass();
 }
 
 void UcxAm::start() {

@@ -20,6 +20,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,7 +46,10 @@ public:
     ~UcxAm();
     // Endpoints to every pe with want[pe] (blobs: every PE's *mine, in PE order); endpoints to
     // the others are made when a client first sends there or a request from there is answered.
-    Status connect(const std::vector<Blob>& blobs, const std::vector<bool>& want, std::string* why);
+    Status connect(const std::vector<Blob>& blobs, const std::vector<bool>& want, std::string* why,
+                   const std::function<void()>& barrier = {});
+    // The service's one step (what its thread does), for a caller waiting before start().
+    void progress();
     // The service thread: starts serving peers' requests / stops (before the heap goes).
     void start();
     void stop();
