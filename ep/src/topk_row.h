@@ -26,55 +26,31 @@ constexpr int kMaxTopkNodes = 64;
 
 namespace topk {
 
-KISHMEM_HD uint32_t bits(float f) {
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(f);
-#else
-    uint32_t u;
-    memcpy(&u, &f, 4);
+// The bits of a float or double (memcpy: a register move on either side).
+template <class U, class F>
+KISHMEM_HD U bits(F f) {
+    static_assert(sizeof(U) == sizeof(F), "same size");
+    U u;
+    memcpy(&u, &f, sizeof u);
     return u;
-#endif
-}
-
-KISHMEM_HD uint64_t bits(double d) {
-#if defined(__CUDA_ARCH__)
-    return static_cast<uint64_t>(__double_as_longlong(d));
-#else
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-#endif
-}
-
-KISHMEM_HD double from_bits(uint64_t u) {
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double(static_cast<long long>(u));
-#else
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-#endif
 }
 
 // Rule 1 as an unsigned key (a larger key ranks first): NaN 0, -0.0 as +0.0, else the IEEE bits
-// made monotonic (negative: all bits flipped; positive: the sign bit set).
-KISHMEM_HD uint32_t key(float f) {
-    uint32_t u = bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return 0;
-    if ((u & 0x7fffffffu) == 0) u = 0;
-    return u & 0x80000000u ? ~u : u | 0x80000000u;
-}
-KISHMEM_HD uint64_t key(double d) {
-    uint64_t u = bits(d);
-    const uint64_t abs = u & 0x7fffffffffffffffull;
-    if (abs > 0x7ff0000000000000ull) return 0;
-    if (abs == 0) u = 0;
-    return u & 0x8000000000000000ull ? ~u : u | 0x8000000000000000ull;
+// made monotonic (negative: all bits flipped; positive: the sign bit set). U: uint32_t for a
+// float, uint64_t for a double.
+template <class U, class F>
+KISHMEM_HD U key(F f) {
+    constexpr U sign = static_cast<U>(1) << (sizeof(U) * 8 - 1);
+    constexpr U inf = sizeof(U) == 4 ? static_cast<U>(0x7f800000u) : static_cast<U>(0x7ff0000000000000ull);
+    U u = bits<U>(f);
+    if ((u & ~sign) > inf) return 0;
+    if ((u & ~sign) == 0) u = 0;
+    return u & sign ? ~u : u | sign;
 }
 
 // float -> double by integer operations (exact; subnormals kept whatever the FPU's mode).
 KISHMEM_HD double widen(float f) {
-    const uint32_t u = bits(f), e = (u >> 23) & 0xffu, m = u & 0x7fffffu;
+    const uint32_t u = bits<uint32_t>(f), e = (u >> 23) & 0xffu, m = u & 0x7fffffu;
     uint64_t d = static_cast<uint64_t>(u >> 31) << 63;
     if (e == 0xffu) d |= 0x7ff0000000000000ull | static_cast<uint64_t>(m) << 29;  // inf, NaN
     else if (e) d |= static_cast<uint64_t>(e - 127 + 1023) << 52 | static_cast<uint64_t>(m) << 29;
@@ -83,7 +59,7 @@ KISHMEM_HD double widen(float f) {
         while (!((m >> p) & 1u)) --p;
         d |= static_cast<uint64_t>(p - 149 + 1023) << 52 | (static_cast<uint64_t>(m) << (52 - p) & 0xfffffffffffffull);
     }
-    return from_bits(d);
+    return bits<double>(d);
 }
 
 KISHMEM_HD double add_rn(double a, double b) {
@@ -105,10 +81,11 @@ KISHMEM_HD uint64_t node_key(const float* s, int n, int epn) {
     const float* v = s + static_cast<long>(n) * epn;
     int a = 0, b = -1;  // the best and the second best expert of the node (rule 1)
     for (int i = 1; i < epn; ++i) {
-        if (before(key(v[i]), i, key(v[a]), a)) b = a, a = i;
-        else if (b < 0 || before(key(v[i]), i, key(v[b]), b)) b = i;
+        const uint32_t ki = key<uint32_t>(v[i]);
+        if (before(ki, i, key<uint32_t>(v[a]), a)) b = a, a = i;
+        else if (b < 0 || before(ki, i, key<uint32_t>(v[b]), b)) b = i;
     }
-    return key(b < 0 ? widen(v[a]) : add_rn(widen(v[a]), widen(v[b])));
+    return key<uint64_t>(b < 0 ? widen(v[a]) : add_rn(widen(v[a]), widen(v[b])));
 }
 
 }  // namespace topk
@@ -140,7 +117,7 @@ KISHMEM_HD void select_row(const float* s, int E, int K, int max_nodes, int epn,
         uint32_t best_key = 0;
         for (int c = 0; c < take; ++c)
             for (int e = chosen[c] * epn; e < (chosen[c] + 1) * epn; ++e) {
-                const uint32_t ke = key(s[e]);
+                const uint32_t ke = key<uint32_t>(s[e]);
                 if (k > 0 && !before(prev, prev_e, ke, e)) continue;
                 if (best < 0 || before(ke, e, best_key, best)) best = e, best_key = ke;
             }

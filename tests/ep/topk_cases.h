@@ -14,7 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "ep_common.h"  // eptest::mix
+
 namespace topktest {
+
+using eptest::mix;
 
 struct Case {
     std::string name;
@@ -86,15 +90,6 @@ inline int compare(const Case& c, const char* what, const int32_t* got_idx, cons
             return 1;
         }
     return 0;
-}
-
-inline uint32_t mix(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
 }
 
 // Every case.
