@@ -10,7 +10,9 @@
 // the time a 400 Gb/s NIC would need for them.
 //
 // With a GPU (heap in GPU memory) the calls are kernels; without one (or with --cpu) the same
-// API runs on the CPU over a host heap.
+// API runs on the CPU over a host heap. Every failure prints one line "FAIL: PE n: ..." on stderr
+// (the check and the first differing value) before the job ends. Testing only: --fault recv|out
+// changes one received byte or one output value on the last PE before the first check.
 //   mpirun -np 4 build/examples/04_moe_ep [--tokens 128] [--hidden 7168] [--topk 8]
 //          [--experts-per-pe 32] [--format fp8|bf16] [--iters N] [--sms N] [--max-nodes N] [--cpu]
 //          [--expert-out-device]
@@ -20,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,9 +45,24 @@ namespace {
 struct Opts {
     int tokens = 128, hidden = 7168, topk = 8, experts_per_pe = 32, iters = 0, sms = 0, max_nodes = 4;
     ep::Format format = ep::Format::fp8_e4m3;
+    std::string fault;  // testing only: "recv" or "out" (see the top)
     bool cpu = false;
     bool eo_device = false;  // expert outputs in cudaMalloc'd memory (pushed) instead of the symmetric heap
 };
+
+// One line "FAIL: PE n: ..." on stderr, flushed, then the whole job ends (status 1).
+[[noreturn]] __attribute__((format(printf, 1, 2))) void fail(const char* fmt, ...) {
+    char m[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    std::fprintf(stderr, "FAIL: PE %d: %s\n", shmem_my_pe(), m);
+    std::fflush(stderr);
+    std::fflush(stdout);
+    shmem_global_exit(1);
+    std::abort();  // not reached
+}
 
 uint32_t mix(uint32_t x) {
     x ^= x >> 16;
@@ -72,8 +90,7 @@ struct Routing {
     do {                                                                                                \
         cudaError_t e_ = (x);                                                                           \
         if (e_ != cudaSuccess) {                                                                        \
-            std::fprintf(stderr, "PE %d: %s: %s\n", shmem_my_pe(), #x, cudaGetErrorString(e_));         \
-            shmem_global_exit(1);                                                                       \
+            fail("%s: %s", #x, cudaGetErrorString(e_));                                                 \
         }                                                                                               \
     } while (0)
 
@@ -111,9 +128,11 @@ void experts_cpu(const ep::Received& rv, const ep::Layout& l, uint16_t* out) {
         }
 }
 
-// Checks this PE's received rows and its combined output against the CPU. Host copies in.
-int check(const ep::Layout& l, const Routing& r, const std::vector<int>& count, const std::vector<ep::SrcInfo>& src,
-          const std::vector<uint8_t>& x, const std::vector<float>& scales, const std::vector<uint16_t>& out) {
+// Checks this PE's received rows and its combined output against the CPU (host copies in); the
+// first difference ends the job after a FAIL line naming it and the round (`when`).
+void check(const char* when, const ep::Layout& l, const Routing& r, const std::vector<int>& count,
+           const std::vector<ep::SrcInfo>& src, const std::vector<uint8_t>& x, const std::vector<float>& scales,
+           const std::vector<uint16_t>& out) {
     const int me = l.me, T = l.T, K = l.K, H = l.H;
     std::map<std::pair<int, int>, int> want;  // (src pe * T + t, local expert) -> k
     for (int p = 0; p < l.npes; ++p)
@@ -126,35 +145,33 @@ int check(const ep::Layout& l, const Routing& r, const std::vector<int>& count, 
     std::vector<uint8_t> q(H);
     std::vector<float> sc(H / 128 + 1);
     for (int le = 0; le < l.L; ++le) {
-        if (count[le] < 0 || count[le] > l.R) {
-            std::fprintf(stderr, "FAIL: PE %d: expert %d received %d rows, at most %d fit\n", me, le, count[le], l.R);
-            return 1;
-        }
+        if (count[le] < 0 || count[le] > l.R) fail("%s round: expert %d received %d rows, at most %d fit", when, le, count[le], l.R);
         for (int i = 0; i < count[le]; ++i) {
             const size_t slot = static_cast<size_t>(le) * l.R + i;
             const ep::SrcInfo s = src[slot];
             auto it = want.find({s.pe * T + s.token, le});
-            if (it == want.end() || it->second != s.k) {
-                std::fprintf(stderr, "FAIL: PE %d: expert %d row %d from PE %d token %d k %d was not sent here\n", me, le, i, s.pe, s.token, s.k);
-                return 1;
-            }
+            if (it == want.end() || it->second != s.k)
+                fail("%s round: expert %d row %d from PE %d token %d k %d was not sent here", when, le, i, s.pe, s.token, s.k);
             want.erase(it);
             for (int h = 0; h < H; ++h) tok[h] = token_value(s.pe, s.token, h);
             if (l.G) ep::quantize_token(tok.data(), H, q.data(), sc.data());
             for (int h = 0; h < H; ++h) {
-                const bool ok = l.G ? x[slot * H + h] == q[h] && scales[slot * l.G + h / 128] == sc[h / 128]
-                                    : std::memcmp(&x[(slot * H + h) * 2], &tok[h], 2) == 0;
-                if (!ok) {
-                    std::fprintf(stderr, "FAIL: PE %d: expert %d row %d element %d differs from the token sent\n", me, le, i, h);
-                    return 1;
-                }
+#define ROW_DIFFERS "%s round: expert %d row %d (PE %d token %d) element %d differs from the token sent: "
+                if (l.G && scales[slot * l.G + h / 128] != sc[h / 128])
+                    fail(ROW_DIFFERS "scale %a, expected %a", when, le, i, s.pe, s.token, h, scales[slot * l.G + h / 128], sc[h / 128]);
+                if (l.G && x[slot * H + h] != q[h])
+                    fail(ROW_DIFFERS "FP8 byte 0x%02x, expected 0x%02x", when, le, i, s.pe, s.token, h, x[slot * H + h], q[h]);
+                uint16_t got = 0;
+                if (!l.G) std::memcpy(&got, &x[(slot * H + h) * 2], 2);
+                if (!l.G && got != tok[h])
+                    fail(ROW_DIFFERS "bf16 0x%04x, expected 0x%04x", when, le, i, s.pe, s.token, h, got, tok[h]);
+#undef ROW_DIFFERS
             }
         }
     }
-    if (!want.empty()) {
-        std::fprintf(stderr, "FAIL: PE %d: %zu rows never arrived\n", me, want.size());
-        return 1;
-    }
+    if (!want.empty())
+        fail("%s round: %zu rows never arrived, the first: PE %d token %d k %d for expert %d", when, want.size(),
+             want.begin()->first.first / T, want.begin()->first.first % T, want.begin()->second, me * l.L + want.begin()->first.second);
     for (int t = 0; t < T; ++t) {
         for (int h = 0; h < H; ++h) tok[h] = token_value(me, t, h);
         if (l.G) ep::quantize_token(tok.data(), H, q.data(), sc.data());
@@ -165,14 +182,12 @@ int check(const ep::Layout& l, const Routing& r, const std::vector<int>& count, 
                 const size_t j = (static_cast<size_t>(me) * T + t) * K + k;
                 if (r.idx[j] >= 0) acc = std::fma(r.w[j], ep::bf16_to_float(expert_fn(r.idx[j], v)), acc);
             }
-            if (out[static_cast<size_t>(t) * H + h] != ep::float_to_bf16(acc)) {
-                std::fprintf(stderr, "FAIL: PE %d: out[%d][%d] = %g, expected %g\n", me, t, h,
-                             ep::bf16_to_float(out[static_cast<size_t>(t) * H + h]), ep::bf16_to_float(ep::float_to_bf16(acc)));
-                return 1;
-            }
+            if (out[static_cast<size_t>(t) * H + h] != ep::float_to_bf16(acc))
+                fail("%s round: out[%d][%d] = %g (bf16 0x%04x), expected %g (bf16 0x%04x)", when, t, h,
+                     ep::bf16_to_float(out[static_cast<size_t>(t) * H + h]), out[static_cast<size_t>(t) * H + h],
+                     ep::bf16_to_float(ep::float_to_bf16(acc)), ep::float_to_bf16(acc));
         }
     }
-    return 0;
 }
 
 // What one dispatch and one combine posted to the NIC (or the proxy), per PE: shmemx_nic_stats
@@ -224,8 +239,11 @@ bool parse(int argc, char** argv, Opts* o) {
             o->cpu = true;
         } else if (a == "--expert-out-device") {
             o->eo_device = true;
+        } else if (a == "--fault" && i + 1 < argc) {
+            o->fault = argv[++i];
+            if (o->fault != "recv" && o->fault != "out") return false;
         } else if (a.rfind("--", 0) == 0 && a != "--tokens" && a != "--hidden" && a != "--topk" && a != "--experts-per-pe" &&
-                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format" && a != "--expert-out-device") {
+                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format" && a != "--expert-out-device" && a != "--fault") {
             return false;
         }
     }
@@ -258,7 +276,9 @@ int main(int argc, char** argv) {
     c.format = o.format;
     c.num_sms = o.sms;
     auto buf = ep::Buffer::create(SHMEM_TEAM_WORLD, c);
-    if (!buf) {
+    if (!buf) {  // every PE ends create the same way, after kishmem's line saying why
+        std::fprintf(stderr, "FAIL: PE %d: kishmem::ep::Buffer::create failed (the kishmem line above says why)\n", me);
+        std::fflush(stderr);
         shmem_finalize();
         return 1;
     }
@@ -279,9 +299,9 @@ int main(int argc, char** argv) {
     for (int p = 0; p < npes; ++p) {
         for (int t = 0; t < T; ++t)
             for (int e = 0; e < E; ++e) scores[static_cast<size_t>(t) * E + e] = score(p, t, e);
-        if (ep::select_topk(scores.data(), T, E, K, max_nodes, o.experts_per_pe, &r.idx[static_cast<size_t>(p) * T * K],
-                            &r.w[static_cast<size_t>(p) * T * K]) != ep::kOk)
-            shmem_global_exit(1);
+        if (const int rc = ep::select_topk(scores.data(), T, E, K, max_nodes, o.experts_per_pe, &r.idx[static_cast<size_t>(p) * T * K],
+                                           &r.w[static_cast<size_t>(p) * T * K]))
+            fail("select_topk for PE %d's tokens returned status %d", p, rc);
     }
     for (int t = 0; t < T; ++t)
         for (int e = 0; e < E; ++e) scores[static_cast<size_t>(t) * E + e] = score(me, t, e);
@@ -309,23 +329,26 @@ int main(int argc, char** argv) {
         // maps this one (--expert-out-device: plain device memory, the rows are pushed instead)
         if (o.eo_device) CK(cudaMalloc(&eo_d, rows * H * 2));
         else if (!(eo_d = shmem_malloc(rows * H * 2))) {
-            std::fprintf(stderr, "FAIL: PE %d: shmem_malloc of %zu bytes for the expert outputs\n", me, rows * H * 2);
-            shmem_global_exit(1);
+            fail("shmem_malloc of %zu bytes for the expert outputs returned NULL", rows * H * 2);
         }
         CK(cudaMalloc(&out_d, out_h.size() * 2));
-        CK(cudaMemcpy(x_d, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(scores_d, scores.data(), scores.size() * 4, cudaMemcpyHostToDevice));
+        // On the stream the kernels run on: a cudaMemcpy from pageable memory may return before its
+        // data reaches the GPU, and kernels on a non-blocking stream do not wait for it.
+        CK(cudaMemcpyAsync(x_d, x.data(), x.size() * 2, cudaMemcpyHostToDevice, s));
+        CK(cudaMemcpyAsync(scores_d, scores.data(), scores.size() * 4, cudaMemcpyHostToDevice, s));
         // routing on the GPU, checked against the CPU's
-        if (ep::select_topk_gpu(s, scores_d, T, E, K, max_nodes, o.experts_per_pe, idx_d, w_d) != ep::kOk) shmem_global_exit(1);
+        if (const int rc = ep::select_topk_gpu(s, scores_d, T, E, K, max_nodes, o.experts_per_pe, idx_d, w_d))
+            fail("select_topk_gpu returned status %d", rc);
         std::vector<int32_t> gi(static_cast<size_t>(T) * K);
         std::vector<float> gw(gi.size());
         CK(cudaMemcpyAsync(gi.data(), idx_d, gi.size() * 4, cudaMemcpyDeviceToHost, s));
         CK(cudaMemcpyAsync(gw.data(), w_d, gw.size() * 4, cudaMemcpyDeviceToHost, s));
         CK(cudaStreamSynchronize(s));
-        if (std::memcmp(gi.data(), my_idx, gi.size() * 4) || std::memcmp(gw.data(), my_w, gw.size() * 4)) {
-            std::fprintf(stderr, "FAIL: PE %d: select_topk_gpu differs from select_topk\n", me);
-            shmem_global_exit(1);
-        }
+        for (size_t j = 0; j < gi.size(); ++j)
+            if (gi[j] != my_idx[j] || std::memcmp(&gw[j], &my_w[j], 4))
+                fail("select_topk_gpu differs from select_topk at token %zu k %zu: expert %d weight %a, expected expert %d "
+                     "weight %a (max_nodes %d, %d experts per node)", j / K, j % K, gi[j], gw[j], my_idx[j], my_w[j], max_nodes,
+                     o.experts_per_pe);
         CK(cudaFree(scores_d));
     }
 #endif
@@ -333,7 +356,7 @@ int main(int argc, char** argv) {
     auto dispatch = [&](bool hook) {
         const void* xx = gpu ? x_d : x.data();
         const int32_t* ii = gpu ? idx_d : my_idx;
-        if (buf->dispatch(s, xx, ii, T, &rv, &h, hook) != ep::kOk) shmem_global_exit(1);
+        if (const int rc = buf->dispatch(s, xx, ii, T, &rv, &h, hook)) fail("dispatch returned status %d", rc);
     };
     auto experts = [&] {
 #if defined(__CUDACC__)
@@ -346,8 +369,8 @@ int main(int argc, char** argv) {
         experts_cpu(rv, l, eo_h.data());
     };
     auto combine = [&](bool hook) {
-        if (buf->combine(s, gpu ? eo_d : eo_h.data(), gpu ? w_d : my_w, gpu ? out_d : out_h.data(), &h, hook) != ep::kOk)
-            shmem_global_exit(1);
+        if (const int rc = buf->combine(s, gpu ? eo_d : eo_h.data(), gpu ? w_d : my_w, gpu ? out_d : out_h.data(), &h, hook))
+            fail("combine returned status %d", rc);
     };
     auto barrier = [&] {
 #if defined(__CUDACC__)
@@ -358,7 +381,7 @@ int main(int argc, char** argv) {
 #endif
         shmem_barrier_all();
     };
-    auto verify = [&]() {
+    auto verify = [&](const char* when) {
         std::vector<int> count(l.L);
         std::vector<ep::SrcInfo> src(rows);
         std::vector<uint8_t> xr(rows * H * l.xb);
@@ -366,7 +389,7 @@ int main(int argc, char** argv) {
 #if defined(__CUDACC__)
         if (gpu) {
             CK(cudaStreamSynchronize(s));
-            if (buf->check(s) != ep::kOk) shmem_global_exit(1);
+            if (const int rc = buf->check(s)) fail("%s round: Buffer::check returned status %d", when, rc);
             CK(cudaMemcpy(count.data(), rv.count, l.L * 4, cudaMemcpyDeviceToHost));
             CK(cudaMemcpy(src.data(), rv.src, rows * 16, cudaMemcpyDeviceToHost));
             CK(cudaMemcpy(xr.data(), rv.x, xr.size(), cudaMemcpyDeviceToHost));
@@ -380,14 +403,19 @@ int main(int argc, char** argv) {
             std::memcpy(xr.data(), rv.x, xr.size());
             if (l.G) std::memcpy(sc.data(), rv.scales, sc.size() * 4);
         }
-        if (check(l, r, count, src, xr, sc, out_h)) shmem_global_exit(1);
+        if (!o.fault.empty() && me == npes - 1 && !std::strcmp(when, "first")) {  // testing only
+            const auto it = std::find_if(count.begin(), count.end(), [](int n) { return n > 0; });
+            if (o.fault == "recv" && it != count.end()) xr[static_cast<size_t>(it - count.begin()) * l.R * H * l.xb] ^= 1;
+            if (o.fault == "out") out_h[0] ^= 1;
+        }
+        check(when, l, r, count, src, xr, sc, out_h);
     };
 
     // 1. One round, checked.
     dispatch(false);
     experts();
     combine(false);
-    verify();
+    verify("first");
 
     // 2. Counted (GPU form; outside the timed rounds): one more round, each call alone between
     //    stream synchronizations and host barriers (which post nothing to the NIC or proxy).
@@ -436,12 +464,9 @@ int main(int argc, char** argv) {
             // (ep/README.md: 3 work requests, 2 for bf16), per row pushed back one write.
             const double n = counts[kDispEntries], rows_back = counts[kCombRows];
             if (counts[kDispWr] < n * (l.G ? 3 : 2) || counts[kDispBytes] < n * (H * l.xb + l.G * 4 + 16) ||
-                counts[kCombWr] < rows_back || counts[kCombBytes] < rows_back * H * 2) {
-                std::fprintf(stderr, "FAIL: PE %d: dispatch posted %.0f work requests of %.0f bytes for %.0f entries, combine %.0f of "
-                             "%.0f bytes for %.0f rows: fewer than the rows need\n", me, counts[kDispWr], counts[kDispBytes], n,
-                             counts[kCombWr], counts[kCombBytes], rows_back);
-                shmem_global_exit(1);
-            }
+                counts[kCombWr] < rows_back || counts[kCombBytes] < rows_back * H * 2)
+                fail("dispatch posted %.0f work requests of %.0f bytes for %.0f entries, combine %.0f of %.0f bytes for %.0f rows: "
+                     "fewer than the rows need", counts[kDispWr], counts[kDispBytes], n, counts[kCombWr], counts[kCombBytes], rows_back);
         }
     }
 
@@ -483,7 +508,7 @@ int main(int argc, char** argv) {
             if (hook) {
                 barrier();
                 mark(2);
-                if (buf->dispatch_recv(s, &h) != ep::kOk) shmem_global_exit(1);
+                if (const int rc = buf->dispatch_recv(s, &h)) fail("dispatch_recv returned status %d", rc);
                 mark(3);
             }
             experts();
@@ -494,7 +519,7 @@ int main(int argc, char** argv) {
             if (hook) {
                 barrier();
                 mark(6);
-                if (buf->combine_recv(s, &h) != ep::kOk) shmem_global_exit(1);
+                if (const int rc = buf->combine_recv(s, &h)) fail("combine_recv returned status %d", rc);
                 mark(7);
             }
 #if defined(__CUDACC__)
@@ -511,7 +536,7 @@ int main(int argc, char** argv) {
                 tm[kCombRecv].push_back(span(6, 7));
             }
         }
-    verify();  // the last round too
+    verify("last");  // the last round too
 
     // 4. The slowest PE's medians (and every PE's counts), gathered on PE 0.
     constexpr size_t kStride = kN + 1 + kCounts;
@@ -528,6 +553,7 @@ int main(int argc, char** argv) {
     mine[kN] = bus;
     std::copy(counts, counts + kCounts, mine + kN + 1);
     auto* all = static_cast<double*>(shmem_malloc(sizeof(double) * kStride * npes));
+    if (!all) fail("shmem_malloc of %zu bytes for the results returned NULL", sizeof(double) * kStride * npes);
     shmem_putmem(all + static_cast<size_t>(me) * kStride, mine, sizeof mine, 0);
     shmem_barrier_all();
     if (me == 0) {
@@ -580,6 +606,7 @@ int main(int argc, char** argv) {
         print_counts(g.data() + kN + 1, kStride, npes);
         std::printf("RESULT ep dispatch_us %.2f\nRESULT ep combine_us %.2f\n", worst[kDisp], worst[kComb]);
         std::printf("PASS 04_moe_ep on %d PEs\n", npes);
+        std::fflush(stdout);  // before the barrier: a PE failing after it ends the job at once
     }
     shmem_barrier_all();
     shmem_free(all);

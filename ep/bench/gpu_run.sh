@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ep/bench/gpu_run.sh: on the GPU machine, build kishmem::ep, run its GPU tests (ctest gpu.ep.*)
 # and the flagship at 2 and 4 PEs on one GPU under a private MPS daemon (FP8 and bf16 dispatch;
-# load/store, then IBGDA over the software NIC and the CPU proxy), and NVSHMEM's
+# load/store, then IBGDA over the software NIC and the CPU proxy), at 8 PEs several times (the
+# default shape and --max-nodes 8, EP_NP8_RUNS runs each, 3; 5 timed rounds, EP_NP8_TIMEOUT s
+# each, 25: where GPU and CPU routing once differed and a run once ended silently), and NVSHMEM's
 # alltoallmem_on_stream moving the same bytes; the IBGDA and proxy runs also print the work
 # requests and bytes of one dispatch and one combine per PE. Results in $OUT (default ./ep-results).
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
@@ -20,12 +22,16 @@ run() {  # run NAME NP ENV... -- ARGS
   echo "== $name" >> "$RES/flagship.txt"
   env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device "${envs[@]}" timeout "${EP_RUN_TIMEOUT:-200}" mpirun -np "$np" --bind-to none \
     ${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:+-x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} \
-    build-gpu/examples/04_moe_ep "$@" >> "$RES/flagship.txt" 2>&1 || { echo "FAIL $name"; fails=$((fails + 1)); }
+    build-gpu/examples/04_moe_ep "$@" >> "$RES/flagship.txt" 2>&1 || { echo "FAIL $name (status $?; 124: timed out)"; fails=$((fails + 1)); }
 }
 for np in 2 4; do
   for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
 done
 for np in 2 4; do run "ldst np$np fp8 expert-out-device" "$np" KISHMEM_REMOTE=auto -- --expert-out-device; done
+for i in $(seq "${EP_NP8_RUNS:-3}"); do
+  EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5
+  EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 max-nodes 8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5 --max-nodes 8
+done
 for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
 # Work requests and bytes per call and PE over the software NIC and the proxy (shmemx_nic_stats).

@@ -1,13 +1,13 @@
 // select_topk, GPU form: one thread per token on the caller's stream.
 #include <cuda_runtime.h>
 
+#include <cstdio>
+
 #include "internal.h"
 #include "kishmem/device/state.h"
 #include "topk_row.h"
 
 namespace kishmem::ep {
-
-int topk_args_bad(const char* call, int T, int E, int K, int max_nodes, int epn);
 
 namespace {
 __global__ void select_topk_kernel(const float* s, int T, int E, int K, int max_nodes, int epn, int32_t* idx, float* w) {
@@ -25,7 +25,12 @@ int select_topk_gpu(cudaStream_t stream, const float* scores, int T, int E, int 
     if (const int rc = topk_args_bad("select_topk_gpu", T, E, K, max_nodes, epn)) return rc;
     if (T == 0) return kOk;
     select_topk_kernel<<<(T + 127) / 128, 128, 0, stream>>>(scores, T, E, K, max_nodes, epn, idx, weights);
-    return cudaGetLastError() == cudaSuccess ? kOk : kBadArgument;
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) return kOk;
+    char m[160];
+    std::snprintf(m, sizeof m, "kernel launch failed: %s", cudaGetErrorString(e));
+    topk_report("select_topk_gpu", m);
+    return kBadArgument;
 }
 
 }  // namespace kishmem::ep

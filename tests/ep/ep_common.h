@@ -88,6 +88,18 @@ inline int fail(const char* what, int me, int a, int b, double got, double want)
     return 1;
 }
 
+// A call of the library that returned rc != kOk (its own "kishmem: ..." line says why): one
+// FAIL line naming the call, the PE and the round, then 1.
+inline int call_failed(const char* call, int me, int round, int rc) {
+    std::fprintf(stderr, "FAIL: PE %d: %s returned status %d in round %d\n", me, call, rc, round);
+    std::fflush(stderr);
+    return 1;
+}
+// The same, ending the job (where nothing can be returned: a body captured into a graph).
+inline void must_ok(const char* call, int me, int round, int rc) {
+    if (rc != kishmem::ep::kOk) call_failed(call, me, round, rc), shmem_global_exit(1);
+}
+
 // Value of row element h as received (dequantized for FP8).
 inline float row_value(const Got& g, Format f, int H, int G, size_t slot, int h) {
     if (f == Format::fp8_e4m3) return kishmem::ep::e4m3_to_float(g.x[slot * H + h]) * g.scales[slot * G + h / 128];

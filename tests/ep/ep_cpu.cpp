@@ -21,8 +21,8 @@ int one_round(Buffer& b, const eptest::Shape& s, Format f, int round, bool hook)
     eptest::inputs(s, round, me, Ts[me], &x, &idx, &w);
     Received rv;
     Handle h;
-    if (b.dispatch(nullptr, x.data(), idx.data(), Ts[me], &rv, &h, hook) != kOk) return 1;
-    if (hook && b.dispatch_recv(nullptr, &h) != kOk) return 1;
+    if (const int rc = b.dispatch(nullptr, x.data(), idx.data(), Ts[me], &rv, &h, hook)) return eptest::call_failed("dispatch", me, round, rc);
+    if (const int rc = hook ? b.dispatch_recv(nullptr, &h) : kOk) return eptest::call_failed("dispatch_recv", me, round, rc);
     const Layout& l = b.layout();
     eptest::Got g;
     const size_t rows = static_cast<size_t>(l.L) * l.R;
@@ -34,8 +34,8 @@ int one_round(Buffer& b, const eptest::Shape& s, Format f, int round, bool hook)
     if (int bad = eptest::check_received(s, f, round, me, Ts, g)) return bad;
     std::vector<uint16_t> eo, out(static_cast<size_t>(s.T) * s.H, 0xffff);
     eptest::run_experts(s, f, me, g, &eo);
-    if (b.combine(nullptr, eo.data(), w.data(), out.data(), &h, !hook) != kOk) return 1;
-    if (!hook && b.combine_recv(nullptr, &h) != kOk) return 1;
+    if (const int rc = b.combine(nullptr, eo.data(), w.data(), out.data(), &h, !hook)) return eptest::call_failed("combine", me, round, rc);
+    if (const int rc = !hook ? b.combine_recv(nullptr, &h) : kOk) return eptest::call_failed("combine_recv", me, round, rc);
     return eptest::check_combined(s, f, round, me, Ts[me], out.data());
 }
 

@@ -46,15 +46,18 @@ eptest::Got fetch(const Received& rv, const Layout& l) {
     return g;
 }
 
+// On the stream the library's kernels run on: a cudaMemcpy from pageable memory may return
+// before its data reaches the GPU, and kernels on a non-blocking stream do not wait for it.
 template <class Idx>
-void upload(const eptest::Shape& s, int round, int T, Dev& d) {
+void upload(const eptest::Shape& s, int round, int T, Dev& d, cudaStream_t st) {
     std::vector<uint16_t> x;
     std::vector<Idx> idx;
     std::vector<float> w;
     eptest::inputs(s, round, shmem_my_pe(), T, &x, &idx, &w);
-    CK(cudaMemcpy(d.x, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d.idx, idx.data(), idx.size() * sizeof(Idx), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d.w, w.data(), w.size() * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpyAsync(d.x, x.data(), x.size() * 2, cudaMemcpyHostToDevice, st));
+    CK(cudaMemcpyAsync(d.idx, idx.data(), idx.size() * sizeof(Idx), cudaMemcpyHostToDevice, st));
+    CK(cudaMemcpyAsync(d.w, w.data(), w.size() * 4, cudaMemcpyHostToDevice, st));
+    CK(cudaStreamSynchronize(st));
 }
 
 // One round (data of `data_round`, buffer round `round`), checked.
@@ -65,16 +68,16 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
     const Layout& l = b.layout();
     std::vector<int> Ts(s.npes);
     for (int p = 0; p < s.npes; ++p) Ts[p] = eptest::tokens_of(s, data_round, p);
-    upload<Idx>(s, data_round, Ts[me], d);
+    upload<Idx>(s, data_round, Ts[me], d, st);
     Received rv;
     Handle h;
     auto body = [&] {
-        if (b.dispatch(st, d.x, static_cast<const Idx*>(d.idx), Ts[me], &rv, &h, hook) != kOk) shmem_global_exit(1);
-        if (hook && b.dispatch_recv(st, &h) != kOk) shmem_global_exit(1);
+        eptest::must_ok("dispatch", me, round, b.dispatch(st, d.x, static_cast<const Idx*>(d.idx), Ts[me], &rv, &h, hook));
+        if (hook) eptest::must_ok("dispatch_recv", me, round, b.dispatch_recv(st, &h));
         experts<<<dim3(8, l.L), 128, 0, st>>>(static_cast<const uint8_t*>(rv.x), rv.scales, rv.count, d.eo, l.L, l.R, l.H,
                                                l.G > 0, me * l.L);
-        if (b.combine(st, d.eo, d.w, d.out, &h, hook) != kOk) shmem_global_exit(1);
-        if (hook && b.combine_recv(st, &h) != kOk) shmem_global_exit(1);
+        eptest::must_ok("combine", me, round, b.combine(st, d.eo, d.w, d.out, &h, hook));
+        if (hook) eptest::must_ok("combine_recv", me, round, b.combine_recv(st, &h));
     };
     int replays = 1;
     if (graph) {
@@ -89,7 +92,7 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
             CK(cudaMemsetAsync(d.out, 0xff, static_cast<size_t>(s.T) * s.H * 2, st));
             CK(cudaGraphLaunch(ge, st));
             CK(cudaStreamSynchronize(st));
-            if (b.check(st) != kOk) return 1;
+            if (const int rc = b.check(st)) return eptest::call_failed("check (graph replay)", me, round + r, rc);
             if (int bad = eptest::check_received(s, f, data_round, me, Ts, fetch(rv, l), round + r)) return bad;
             std::vector<uint16_t> out(static_cast<size_t>(s.T) * s.H);
             CK(cudaMemcpy(out.data(), d.out, out.size() * 2, cudaMemcpyDeviceToHost));
@@ -102,7 +105,7 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
     }
     body();
     CK(cudaStreamSynchronize(st));
-    if (b.check(st) != kOk) return 1;
+    if (const int rc = b.check(st)) return eptest::call_failed("check", me, round, rc);
     if (int bad = eptest::check_received(s, f, data_round, me, Ts, fetch(rv, l), round)) return bad;
     std::vector<uint16_t> out(static_cast<size_t>(s.T) * s.H);
     CK(cudaMemcpy(out.data(), d.out, out.size() * 2, cudaMemcpyDeviceToHost));
@@ -119,7 +122,10 @@ int bad_input(cudaStream_t st, bool combine) {
     const int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
     const Config c = eptest::config(eptest::Shape{8, 256, 2, 2 * npes, npes}, Format::fp8_e4m3);
     auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
-    if (!b) return 1;
+    if (!b) {
+        std::fprintf(stderr, "FAIL: PE %d: Buffer::create for the bad-%s test failed\n", me, combine ? "combine" : "index");
+        return 1;
+    }
     std::vector<int32_t> idx(16);
     for (int i = 0; i < 16; ++i) idx[i] = i % 2 ? 0 : 1;
     if (me == last && !combine) idx[2 * 2 + 1] = c.num_experts;

@@ -141,9 +141,11 @@ private:
 };
 
 // Node-limited top-k: nodes are groups of experts_per_node consecutive experts; a node's score is
-// the sum of its two highest expert scores (its one score when experts_per_node is 1). Picks the
-// max_nodes best nodes (ties: lower node), then the K best experts among them (ties: lower
-// expert). scores[T][E] float; idx[T][K] int32; weights[T][K] (may be nullptr): the picked scores.
+// the sum of its two highest expert scores in double (its one score when experts_per_node is 1).
+// Picks the max_nodes best nodes (ties: lower node), then the K best experts among them, best
+// first (ties: lower expert); -0.0 equals +0.0, NaN ranks last. Both forms pick the same experts
+// (ep/README.md, the tie rule). scores[T][E] float; idx[T][K] int32; weights[T][K] (may be nullptr):
+// the picked scores.
 // CPU form: host pointers. Returns 0, or kBadArgument with a message.
 int select_topk(const float* scores, int T, int E, int K, int max_nodes, int experts_per_node, int32_t* idx,
                 float* weights);
