@@ -113,7 +113,7 @@ struct State {
     int npes = 1;
     int thread_level = 0;
     std::vector<bool> local;  // same host as this PE
-    std::unique_ptr<Segment> own;  // this PE's host segment, unless UCX allocated it (open_ucx_heap)
+    std::unique_ptr<Segment> own;  // this PE's host segment (every route: UCX only registers it)
     std::vector<std::unique_ptr<Segment>> peer_segments;
     // Two symmetric regions: the host segment (runtime sync regions; also the user heap when it
     // lives in host memory) and the user heap, which may be GPU memory.
