@@ -376,7 +376,7 @@ void finalize() {
     if (s.device_backend) s.device_backend->drain();
 #endif
     s.boot->set_call("shmem_finalize");
-    barrier_all();
+    finalize_barrier();
     // The barrier's own flags may still be in flight: complete them while every PE keeps
     // serving its peers, then nothing is in flight towards anyone and transports can close.
     quiet_all();
