@@ -13,6 +13,7 @@
  *   late_init  PE 1 comes to shmem_init 60 s late: KISHMEM_HANG_ABORT ends the others' wait
  *   late       the last PE comes to a barrier 60 s late (alive): the hang messages of the others
  *              name it, also where a dissemination round waits for another PE
+ *   late_active the same with the active-set barrier (shmem_barrier over every PE, a pSync)
  *   compute DIR every PE writes its stderr to DIR/pe<rank>.err, says "computing" there after
  *              shmem_init and runs its own code (no kishmem call) for 60 s: orphan.sh kills the
  *              launcher meanwhile, and each PE must end itself saying why
@@ -64,7 +65,11 @@ int main(int argc, char** argv) {
         fprintf(stderr, "FAIL: rel_gone compute: PE %d still runs 60 s later\n", me);
         return 1;
     }
-    if (!strcmp(c, "late") && me == shmem_n_pes() - 1) sleep(60);
+    if (!strncmp(c, "late", 4) && me == shmem_n_pes() - 1) sleep(60);
+    if (!strcmp(c, "late_active")) {
+        static long psync[SHMEM_BARRIER_SYNC_SIZE]; /* SHMEM_SYNC_VALUE (0) before the barrier above */
+        shmem_barrier(0, 0, shmem_n_pes(), psync);
+    }
     if (me == 1) {
         fprintf(stderr, "rel_gone: PE 1 leaves (%s)\n", c);
         fflush(stderr);
