@@ -10,7 +10,12 @@ namespace {
 constexpr std::size_t kArrivalSlot = 2 * kMaxRounds - 2;  // parity 1, round kMaxRounds - 2
 static_assert(kArrivalSlot * kSlotBytes + sizeof(uint64_t) <= kSyncBytes, "arrival word inside the slots");
 
-std::size_t arrival_offset(const kishmem_team* t) { return team_region_offset(t) + kArrivalSlot * kSlotBytes; }
+// A team's word is in its region; the active sets share one region (their dissemination slots
+// are otherwise unused: their barriers signal through pSync).
+std::size_t arrival_offset(const kishmem_team* t) {
+    const std::size_t region = t->slot >= 0 ? team_region_offset(t) : kTeamSlotActiveSets * kTeamRegion;
+    return region + kArrivalSlot * kSlotBytes;
+}
 
 // The group a PE is inside now (its own host segment, written by it alone).
 struct Inside {
@@ -27,6 +32,23 @@ Inside group_of(const kishmem_team* g) {
     if (g->slot >= 0) return Inside{0, g->slot, 0, 0, 0};
     const int n = g->size();
     return Inside{0, -1, g->members[0], n > 1 ? g->members[1] - g->members[0] : 1, n};
+}
+
+// The arrival word of call `epoch`: a team's epoch; for an active set, which set (a hash of
+// start, stride and size) in the high half and the epoch's low 32 bits in the low half.
+uint64_t arrival_word(const kishmem_team* t, uint64_t epoch) {
+    if (t->slot >= 0) return epoch;
+    const Inside g = group_of(t);
+    uint64_t h = 1469598103934665603ull;
+    for (int32_t v : {g.start, g.stride, g.size}) h = (h ^ static_cast<uint32_t>(v)) * 1099511628211ull;
+    return (h << 32) | (epoch & 0xffffffffu);
+}
+
+// Whether a PE whose word is `word` has entered call `epoch` of `t` (or a later one).
+bool arrived(const kishmem_team* t, uint64_t word, uint64_t epoch) {
+    if (t->slot >= 0) return word >= epoch;
+    const uint64_t want = arrival_word(t, epoch);
+    return (word >> 32) == (want >> 32) && static_cast<uint32_t>(word) >= static_cast<uint32_t>(want);
 }
 
 bool same_group(const Inside& a, const Inside& b) {
@@ -80,8 +102,8 @@ void cross_group_check(void* query) {
 }
 
 void arrival_mark(const kishmem_team* team, uint64_t epoch) {
-    if (team->slot < 0) return;
-    __atomic_store_n(reinterpret_cast<uint64_t*>(state().sync_base + arrival_offset(team)), epoch, __ATOMIC_RELEASE);
+    __atomic_store_n(reinterpret_cast<uint64_t*>(state().sync_base + arrival_offset(team)), arrival_word(team, epoch),
+                     __ATOMIC_RELEASE);
 }
 
 void arrival_detail(const void* query, char* out, unsigned long n) {
@@ -98,7 +120,7 @@ void arrival_detail(const void* query, char* out, unsigned long n) {
         }
         const uint64_t at = __atomic_load_n(reinterpret_cast<const uint64_t*>(base + arrival_offset(q->team)),
                                             __ATOMIC_ACQUIRE);
-        if (at >= q->epoch) continue;
+        if (arrived(q->team, at, q->epoch)) continue;
         ++nmissing;
         missing += (missing.empty() ? "" : ", ") + std::to_string(m);
     }

@@ -4,7 +4,8 @@
 // which may itself be waiting for someone else).
 //
 // The word: in team t's region, the dissemination slot of parity 1 and round kMaxRounds - 2,
-// which only a team of more than 2^30 PEs would use.
+// which only a team of more than 2^30 PEs would use; active sets (barriers over pSync) write
+// theirs, which also says which set, in that slot of the active sets' region.
 //
 // Also which group's collective each PE is inside now (InCollective), so that a PE waiting in
 // one group's collective for a PE that is inside another group's collective including the
@@ -18,7 +19,7 @@
 
 namespace kishmem {
 
-// This PE enters collective call `epoch` of `team` (a team with a region: slot >= 0).
+// This PE enters collective call `epoch` of `team` (a team, or an active set: slot < 0).
 void arrival_mark(const kishmem_team* team, uint64_t epoch);
 
 // What a Waiter in call `epoch` of `team` adds to its hang messages (Waiter::set_detail).

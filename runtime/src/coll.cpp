@@ -191,8 +191,10 @@ void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args
     const int n = t->size(), me = t->my_index;
     const std::size_t parity = ++t->epoch & 1;
     const CallTag tag{call, a, b, static_cast<CallArgs>(args)};
-    const long mine = static_cast<long>(tag.flag());
+    const long mine = static_cast<long>(tag.signal(state().pe));
     if (n > 1) call_record_write(t, tag);
+    arrival_mark(t, t->epoch);  // hang messages name the set's PEs not in this call yet (arrivals.h)
+    const ArrivalQuery arrivals{t, t->epoch};
     const InCollective inside(t);  // a peer waiting for this PE in another group's call sees it (arrivals.h)
     int round = 0;
     for (int dist = 1; dist < n; dist <<= 1, ++round) {
@@ -200,13 +202,14 @@ void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args
         const int to = t->members[(me + dist) % n], from = t->members[(me - dist + n) % n];
         put(0, flag, &mine, sizeof mine, to, false);
         Waiter w(call, "PE %lld to arrive (active-set barrier round %lld)", from, round);
+        w.set_detail(arrival_detail, &arrivals);
         CrossQuery cross{t, &tag, from};
         w.set_check(cross_group_check, &cross);
         long seen = 0;
         while ((load_local(&seen, flag, sizeof seen), seen) == 0) w.spin();
         static const long zero = 0;  // restore SHMEM_SYNC_VALUE
         local_copy(flag, &zero, sizeof zero);
-        if (seen != mine) call_disagreement(t, tag, from, static_cast<uint64_t>(seen), 0, 0, false);
+        if (static_cast<uint64_t>(seen) != tag.signal(from)) psync_mismatch(t, tag, from, psync, flag, seen);
     }
 }
 

@@ -46,15 +46,16 @@ void publish_device_state(const device::State& st);
 namespace {
 
 // Says to same-host peers how this PE ends (liveness.h), in its own host segment.
-// Ends the job before anything is allocated when `pes` heaps of heap_bytes do not fit in `limit`.
-void refuse_unbacked_heap(std::size_t heap_bytes, const limits::Limit& limit, int pes, const char* how) {
-    if (limit.bytes == 0 || heap_bytes <= limit.bytes / static_cast<std::size_t>(pes)) return;
+// Ends the job before anything is allocated when a heap of heap_bytes does not fit in `limit`.
+// (Every route's heap is a memfd that only the pages the program touches occupy, so same-host
+// PEs are not counted together.)
+void refuse_unbacked_heap(std::size_t heap_bytes, const limits::Limit& limit) {
+    if (limit.bytes == 0 || heap_bytes <= limit.bytes) return;
     const char* set = std::getenv("SHMEM_SYMMETRIC_SIZE");
     if (!set) set = std::getenv("KISHMEM_SYMMETRIC_SIZE");
-    const std::string times = pes > 1 ? " x " + std::to_string(pes) + " PEs on this host" : "";
-    fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s (%zu bytes, %s)%s is more than %s allows (%zu bytes, %s)%s: lower "
-          "SHMEM_SYMMETRIC_SIZE", set ? set : "(default)", heap_bytes, limits::bytes_text(heap_bytes).c_str(), times.c_str(),
-          limit.what.c_str(), limit.bytes, limits::bytes_text(limit.bytes).c_str(), how);
+    fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s (%zu bytes, %s) is more than %s allows (%zu bytes, %s): lower "
+          "SHMEM_SYMMETRIC_SIZE", set ? set : "(default)", heap_bytes, limits::bytes_text(heap_bytes).c_str(),
+          limit.what.c_str(), limit.bytes, limits::bytes_text(limit.bytes).c_str());
 }
 
 void mark_end(liveness::Mark how) {
@@ -156,7 +157,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     log_set_pe(s.pe);
     debug("bootstrap %s: PE %d of %d", s.boot->name(), s.pe, s.npes);
 
-    refuse_unbacked_heap(heap_bytes, limits::host_memory(), 1, "");
+    refuse_unbacked_heap(heap_bytes, limits::host_memory());
     s.own = std::make_unique<Segment>();
     check_status(s.own->create(heap_bytes), "shmem_init", s.pe);
     s.sync_base = s.base = static_cast<char*>(s.own->base());
@@ -239,30 +240,24 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     const long nchan = env::ucx_channels();
     if (need_ucx && (nchan < 1 || nchan > 64)) fatal("shmem_init", "KISHMEM_UCX_CHANNELS=%ld: expected 1 to 64", nchan);
 
-    // Map every same-host peer's heap (through UCX when it allocated the heaps); once all have
-    // mapped, the names go.
+    // Map every same-host peer's heap (also under KISHMEM_REMOTE=ucx: UCX only registers the
+    // segments, open_ucx_registered); once all have mapped, the names go.
     std::vector<char*> bases(s.npes, nullptr);
     int nlocal = 0;
     for (int r = 0; r < s.npes; ++r) nlocal += s.local[r];
-    if (need_ucx) {  // UCX's allocation writes every heap of this host whole into /dev/shm (or System V)
-        const char* how = " (KISHMEM_REMOTE=ucx or PEs on other hosts: UCX allocates the heaps in shared memory)";
-        refuse_unbacked_heap(heap_bytes, limits::host_memory(), nlocal, how);
-    }
-    if (!(need_ucx && open_ucx_heap(heap_bytes, static_cast<int>(nchan), &bases))) {
-        s.peer_segments.resize(s.npes);
-        for (int r = 0; r < s.npes; ++r) {
-            if (!s.local[r]) continue;
-            if (r == s.pe) {
-                bases[r] = s.base;
-                continue;
-            }
-            s.peer_segments[r] = std::make_unique<Segment>();
-            check_status(s.peer_segments[r]->attach(names[r], heap_bytes), "shmem_init", r);
-            bases[r] = static_cast<char*>(s.peer_segments[r]->base());
+    s.peer_segments.resize(s.npes);
+    for (int r = 0; r < s.npes; ++r) {
+        if (!s.local[r]) continue;
+        if (r == s.pe) {
+            bases[r] = s.base;
+            continue;
         }
-        check_status(s.boot->barrier(nullptr), "shmem_init", s.pe);
-        s.own->unlink();
+        s.peer_segments[r] = std::make_unique<Segment>();
+        check_status(s.peer_segments[r]->attach(names[r], heap_bytes), "shmem_init", r);
+        bases[r] = static_cast<char*>(s.peer_segments[r]->base());
     }
+    check_status(s.boot->barrier(nullptr), "shmem_init", s.pe);
+    s.own->unlink();
     s.shm = std::make_unique<ShmTransport>(bases);
     std::vector<const volatile uint64_t*> marks(s.npes, nullptr);
     for (int r = 0; r < s.npes; ++r)
@@ -284,7 +279,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
 #endif
     if (s.routes.ucx_heap) {
 #if KISHMEM_HAVE_UCX
-        if (!s.ucx) open_ucx_registered(static_cast<int>(nchan));  // open_ucx_heap did not apply
+        open_ucx_registered(static_cast<int>(nchan));
         if (const auto f = env::sim_ucx_fail(); f.here(s.pe)) s.ucx->fail_on_purpose(f);  // tests
 #else
         fatal("shmem_init", "PEs on several hosts (or KISHMEM_REMOTE=ucx) need UCX, and this library was built without it");
@@ -381,7 +376,7 @@ void finalize() {
     if (s.device_backend) s.device_backend->drain();
 #endif
     s.boot->set_call("shmem_finalize");
-    barrier_all();
+    finalize_barrier();
     // The barrier's own flags may still be in flight: complete them while every PE keeps
     // serving its peers, then nothing is in flight towards anyone and transports can close.
     quiet_all();

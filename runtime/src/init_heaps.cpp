@@ -9,6 +9,9 @@
 #include "kishmem/device/state.h"
 #include "kishmem/env.h"
 #include "state.h"
+#if KISHMEM_HAVE_UCX
+#include "transport/ucx/config.h"
+#endif
 #if KISHMEM_HAVE_CUDA
 #include "device_backend/backend.h"
 #include "transport/ibgda/ipc_heap_access.h"
@@ -27,53 +30,12 @@ static void wire_up(UcxTransport& ucx) {
 }
 #endif
 
-// PEs reached through UCX (KISHMEM_REMOTE=ucx, or PEs on several hosts): UCX allocates each
-// PE's host segment (at an address aligned as create() aligns it), so that its shared-memory
-// transports reach same-host heaps natively (the initiator copies and does CPU atomics) instead
-// of emulating RMA and atomics in software at the target, which then has to be running to serve
-// them.  Same-host peers are mapped through ucp_rkey_ptr.  Collective; false, with nothing
-// kept, when some PE cannot map a same-host peer that way (e.g. UCX_TLS without shared memory).
-bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases) {
-#if KISHMEM_HAVE_UCX
-    State& s = state();
-    auto ucx = std::make_unique<UcxTransport>();
-    void* at = reserve_aligned(bytes);
-    Blob blob;
-    bool ok = at && ucx->open(s.thread_level == kThreadMultiple, nchan, at, bytes, &blob, true) == Status::ok;
-    std::vector<Blob> all;
-    check_status(s.boot->allgather(ok ? blob : Blob{}, &all, nullptr), "shmem_init", s.pe);
-    for (const Blob& b : all) ok &= !b.empty();
-    std::vector<char*> mapped(s.npes, nullptr);
-    if (ok) {
-        std::vector<bool> want(s.npes, true);
-        want[s.pe] = false;
-        ok = ucx->connect(all, want) == Status::ok;
-        mapped[s.pe] = static_cast<char*>(at);
-        for (int r = 0; r < s.npes && ok; ++r)
-            if (s.local[r] && r != s.pe) ok = (mapped[r] = ucx->peer_ptr(r)) != nullptr;
-    }
-    std::vector<Blob> verdicts;
-    check_status(s.boot->allgather(BlobWriter().u64(ok).take(), &verdicts, nullptr), "shmem_init", s.pe);
-    for (const Blob& v : verdicts) ok &= BlobReader(v).u64() != 0;
-    if (!ok) {
-        debug("UCX does not map same-host heaps here: they are shared by POSIX shared memory, UCX registers them");
-        return false;  // ucx closes (and frees what it allocated); the reservation stays unused
-    }
-    wire_up(*ucx);
-    s.own.reset();  // the segment made before (nobody mapped it) goes
-    s.sync_base = s.base = static_cast<char*>(at);
-    s.ucx = std::move(ucx);
-    *bases = mapped;
-    for (int r = 0; r < s.npes; ++r)
-        if (!s.local[r]) (*bases)[r] = nullptr;
-    debug("symmetric heap allocated by UCX; same-host heaps mapped through it");
-    return true;
-#else
-    (void)bytes, (void)nchan, (void)bases;
-    return false;
-#endif
-}
-
+// PEs reached through UCX (KISHMEM_REMOTE=ucx, or PEs on other hosts): UCX registers this PE's
+// host segment, kishmem's own memfd (heap/segment.h) that same-host peers have mapped already,
+// and connects to every PE the routes send through UCX.  UCX allocates nothing for the heap.
+// Where UCX has a shared-memory transport (UCX_TLS), it reaches same-host heaps through
+// kishmem's mappings of them (load/store, CPU atomics): memory UCX only registers it would reach
+// by a system call per operation (cma) and atomics emulated at a target that must be scheduled.
 #if KISHMEM_HAVE_UCX
 void open_ucx_registered(int nchan) {
     State& s = state();
@@ -87,6 +49,15 @@ void open_ucx_registered(int nchan) {
     check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
     check_status(s.ucx->connect(all, want), "shmem_init", s.pe);
     wire_up(*s.ucx);
+    if (ucx_config::maps_same_host(std::getenv("UCX_TLS"))) {
+        std::vector<char*> mapped(s.npes, nullptr);
+        for (int r = 0; r < s.npes; ++r)
+            if (want[r] && s.local[r]) mapped[r] = s.shm->base(r);
+        s.ucx->map_peers(std::move(mapped));
+    }
+    debug("UCX registers the heap; same-host heaps %s", ucx_config::maps_same_host(std::getenv("UCX_TLS"))
+                                                            ? "by load/store through kishmem's mappings"
+                                                            : "through UCX's own transports (UCX_TLS has no shared memory)");
 }
 #endif
 

@@ -1,5 +1,5 @@
 // The steps of shmem_init that make the symmetric regions and carry out the route decision
-// (routes.h) for them: the host segment through UCX, global variables, the GPU heap and the
+// (routes.h) for them: UCX over the host segment, global variables, the GPU heap and the
 // device paths.  Called from init.cpp in that order; each is collective.
 #pragma once
 #include <cstddef>
@@ -10,13 +10,8 @@
 
 namespace kishmem {
 
-// UCX allocates this PE's host segment where it can map same-host heaps (then `bases` gets
-// every same-host heap as mapped here and s.ucx is open and connected to every peer); false,
-// with nothing kept, when some PE cannot (the POSIX segment stays).
-bool open_ucx_heap(std::size_t bytes, int nchan, std::vector<char*>* bases);
-
-// UCX over the POSIX host segment this PE made: connected to the PEs routes.heap or
-// routes.sync reach through UCX (built with UCX only).
+// UCX over the host segment this PE made (registered, not allocated by UCX): connected to the
+// PEs routes.heap or routes.sync reach through UCX (built with UCX only).
 void open_ucx_registered(int nchan);
 
 // Global and static variables as a second symmetric region, reached as routes.statics says.

@@ -93,7 +93,12 @@ struct CallTag {
     uint64_t a = 0, b = 0;
     CallArgs args = CallArgs::none;
     uint64_t key() const;       // hash of (call name, args)
-    uint64_t flag() const;      // key, a and b folded into one non-zero word (active-set flags)
+    uint64_t flag() const;      // key, a and b folded into one non-zero word
+    // What world PE `pe` writes into a peer's pSync flag in this call (active-set barriers): the
+    // flag and the sender folded into one non-zero word, so that a receiver tells its
+    // predecessor's signal from any other word (a disagreeing call, another PE's signal in a
+    // pSync reused too early, a pSync that was never SHMEM_SYNC_VALUE).
+    uint64_t signal(int pe) const;
 };
 
 // A PE's current collective call, kept in the last kCallRecordBytes of the team region's
@@ -113,7 +118,7 @@ struct State {
     int npes = 1;
     int thread_level = 0;
     std::vector<bool> local;  // same host as this PE
-    std::unique_ptr<Segment> own;  // this PE's host segment, unless UCX allocated it (open_ucx_heap)
+    std::unique_ptr<Segment> own;  // this PE's host segment (every route: UCX only registers it)
     std::vector<std::unique_ptr<Segment>> peer_segments;
     // Two symmetric regions: the host segment (runtime sync regions; also the user heap when it
     // lives in host memory) and the user heap, which may be GPU memory.
@@ -182,14 +187,26 @@ void team_minmax(kishmem_team* team, const CallTag& tag, const uint64_t v[2], ui
 // A barrier of `team` that also checks that every member passed the same tag.
 void team_agree(kishmem_team* team, const CallTag& tag);
 
+namespace rt {
+// shmem_finalize's barrier: quiet, then a world barrier under the tag shmem_finalize (a PE in
+// another collective call meanwhile is a disagreement).
+void finalize_barrier();
+}  // namespace rt
+
 // Where a group's CallRecord lives in every PE's host segment (a team's region, or the
 // active-set region for groups without one), and writing this PE's.
 std::size_t call_record_offset(const kishmem_team* group);
 void call_record_write(const kishmem_team* group, const CallTag& tag);
 // Ends the job: `from` (a world PE) is in another collective call than this PE's `mine`; it
-// said so with (call, a, b) (a, b unknown for an active-set flag: has_args false).
+// said so with (call, a, b).
 [[noreturn]] void call_disagreement(const kishmem_team* group, const CallTag& mine, int from, uint64_t call,
-                                    uint64_t a, uint64_t b, bool has_args);
+                                    uint64_t a, uint64_t b);
+// Ends the job: the pSync flag `flag` of an active-set barrier (this PE's call `mine`, waiting
+// for world PE `from`) held `seen`, not from's signal: from's other call (a disagreement), another
+// PE's signal (the pSync reused before every PE left its previous call) or no PE's (a pSync that
+// was not SHMEM_SYNC_VALUE), each said in its own words.
+[[noreturn]] void psync_mismatch(const kishmem_team* group, const CallTag& mine, int from, const long* psync,
+                                 const long* flag, long seen);
 
 // Start of `team`'s runtime region in this PE's heap, and as an offset.
 inline std::size_t team_region_offset(const kishmem_team* t) { return static_cast<std::size_t>(t->slot) * kTeamRegion; }

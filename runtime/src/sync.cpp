@@ -69,6 +69,8 @@ uint64_t CallTag::flag() const {
     return h | 1;  // never SHMEM_SYNC_VALUE
 }
 
+uint64_t CallTag::signal(int pe) const { return fnv(flag(), &pe, sizeof pe) | 1; }
+
 namespace {
 // The CallRecord of the group in region `slot` (-1: the active sets').
 std::size_t record_offset(int slot) {
@@ -103,22 +105,56 @@ void call_record_write(const kishmem_team* g, const CallTag& tag) {
     r->name[sizeof r->name - 1] = 0;
 }
 
-void call_disagreement(const kishmem_team* g, const CallTag& mine, int from, uint64_t call, uint64_t a, uint64_t b,
-                       bool has_args) {
+namespace {
+[[noreturn]] void disagreement(const kishmem_team* g, const CallTag& mine, int from, const CallRecord* theirs) {
     State& s = state();
-    // The other PE's record: normally it still waits in that call (this PE never answers it).
-    CallRecord r;
-    const bool read = read_record(from, call_record_offset(g), &r);
-    CallTag theirs{r.name, r.a, r.b, static_cast<CallArgs>(r.args)};
-    const bool same = read && (has_args ? r.call == call && r.a == a && r.b == b : theirs.flag() == call);
     char me_text[192], other_text[192];
     describe(me_text, sizeof me_text, mine.call, mine.args, mine.a, mine.b);
-    if (same) describe(other_text, sizeof other_text, r.name, theirs.args, r.a, r.b);
+    if (theirs) describe(other_text, sizeof other_text, theirs->name, static_cast<CallArgs>(theirs->args), theirs->a, theirs->b);
     else std::snprintf(other_text, sizeof other_text, "another collective call (it has moved on since)");
     fatal(mine.call,
           "PEs disagree on a collective call: this PE (PE %d) called %s and PE %d called %s, over %s of %d PEs; "
           "every PE of the group must make the same collective calls, in the same order, with the same arguments",
           s.pe, me_text, from, other_text, group_words(g), g->size());
+}
+
+CallTag tag_of(const CallRecord& r) { return CallTag{r.name, r.a, r.b, static_cast<CallArgs>(r.args)}; }
+}  // namespace
+
+void call_disagreement(const kishmem_team* g, const CallTag& mine, int from, uint64_t call, uint64_t a, uint64_t b) {
+    // The other PE's record: normally it still waits in that call (this PE never answers it).
+    CallRecord r;
+    const bool same = read_record(from, call_record_offset(g), &r) && r.call == call && r.a == a && r.b == b;
+    disagreement(g, mine, from, same ? &r : nullptr);
+}
+
+void psync_mismatch(const kishmem_team* g, const CallTag& mine, int from, const long* psync, const long* flag,
+                    long seen) {
+    State& s = state();
+    const uint64_t word = static_cast<uint64_t>(seen);
+    CallRecord r;
+    if (read_record(from, call_record_offset(g), &r) && tag_of(r).signal(from) == word) disagreement(g, mine, from, &r);
+    char me_text[192], where[96];
+    describe(me_text, sizeof me_text, mine.call, mine.args, mine.a, mine.b);
+    std::snprintf(where, sizeof where, "pSync[%td] (pSync %p)", flag - psync, static_cast<const void*>(psync));
+    // Another PE's signal: which PE, in which of its calls (every PE's active-set record).
+    for (int pe = 0; pe < s.npes; ++pe) {
+        if (pe == from || !read_record(pe, call_record_offset(g), &r) || tag_of(r).signal(pe) != word) continue;
+        char other_text[192];
+        describe(other_text, sizeof other_text, r.name, static_cast<CallArgs>(r.args), r.a, r.b);
+        fatal(mine.call,
+              "pSync in use by another call: this PE (PE %d) in %s waited for PE %d's signal in %s and found PE %d's "
+              "signal from its %s: a pSync array may be passed to a collective call only when no PE uses it in "
+              "another any more (reused too early, or by two active sets at once); after a barrier over the PEs of "
+              "both calls it may be used again, or use a different pSync",
+              s.pe, me_text, from, where, pe, other_text);
+    }
+    fatal(mine.call,
+          "pSync is not SHMEM_SYNC_VALUE: this PE (PE %d) in %s waited for PE %d's signal in %s and found %#lx, "
+          "which no PE's collective call wrote: every element of pSync must be initialized to SHMEM_SYNC_VALUE on "
+          "every PE of the active set before its first use (then a barrier, so that no PE starts before all are "
+          "initialized), and the program must not write it while calls use it",
+          s.pe, me_text, from, where, static_cast<unsigned long>(word));
 }
 
 void group_disagreement(const kishmem_team* g, const CallTag& mine, int from, int their_slot, int start, int stride,
@@ -177,7 +213,7 @@ void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4], const
         wt.set_check(cross_group_check, &cross);
         while (__atomic_load_n(&in->seq, __ATOMIC_ACQUIRE) < epoch) wt.spin();
         if (in->call != out[4] || in->a != tag.a || in->b != tag.b)
-            call_disagreement(team, tag, from, in->call, in->a, in->b, true);
+            call_disagreement(team, tag, from, in->call, in->a, in->b);
         for (int k = 0; k < 4; ++k) w[k] = combine(ops[k], w[k], in->w[k]);
     }
 }
@@ -210,6 +246,13 @@ void sync_all() { team_sync(team_world(), "shmem_sync_all"); }
 void barrier_all() {
     quiet_all();
     team_sync(team_world(), "shmem_barrier_all");
+}
+
+void finalize_barrier() {
+    // Its own tag: a PE in shmem_barrier_all (or any other collective) while another finalizes
+    // is a disagreement said at once, not a barrier that lets one PE on to wait for ever.
+    quiet_all();
+    team_sync(team_world(), "shmem_finalize");
 }
 
 void team_sync(kishmem_team* t, const char* call) { team_agree(t, CallTag{call}); }

@@ -197,7 +197,7 @@ void team_destroy(kishmem_team* t) {
     g_teams.put(t);
 }
 
-kishmem_ctx* ctx_create(kishmem_team* team, long options) {
+kishmem_ctx* ctx_create(kishmem_team* team, long options, const char* call) {
     State& s = state();
     std::lock_guard<std::mutex> lock(g_ctx_mutex);
     // The least used channel other than the default context's; shared only when all are taken.
@@ -205,7 +205,7 @@ kishmem_ctx* ctx_create(kishmem_team* team, long options) {
     for (int c = 1; c < s.nchan; ++c)
         if (chan == 0 || s.chan_refs[c] < s.chan_refs[chan]) chan = c;
     ++s.chan_refs[chan];
-    kishmem_ctx* c = g_ctxs.get("shmem_team_create_ctx");
+    kishmem_ctx* c = g_ctxs.get(call);
     c->chan = chan;
     c->options = options;
     c->team = team;

@@ -99,8 +99,8 @@ void shmem_team_destroy(shmem_team_t team) {
     rt::team_destroy(t);
 }
 
-int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
-    const char* call = "shmem_team_create_ctx";
+// shmem_team_create_ctx and shmem_ctx_create: the checks and the words of the call the program made.
+static int create_ctx(const char* call, shmem_team_t team, long options, shmem_ctx_t* ctx) {
     check_init(call);
     if (!ctx) return -1;
     *ctx = SHMEM_CTX_INVALID;
@@ -109,13 +109,15 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
         warn(call, "unknown context options %#lx", options);
         return -1;
     }
-    *ctx = rt::ctx_create(team, options);
+    *ctx = rt::ctx_create(team, options, call);
     return 0;
 }
 
-int shmem_ctx_create(long options, shmem_ctx_t* ctx) {
-    return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
+    return create_ctx("shmem_team_create_ctx", team, options, ctx);
 }
+
+int shmem_ctx_create(long options, shmem_ctx_t* ctx) { return create_ctx("shmem_ctx_create", SHMEM_TEAM_WORLD, options, ctx); }
 
 void shmem_ctx_destroy(shmem_ctx_t ctx) {
     const char* call = "shmem_ctx_destroy";

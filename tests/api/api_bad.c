@@ -208,6 +208,24 @@ int main(int argc, char **argv) {
         if (me == 0) (void)shmem_malloc(64);
         else shmem_barrier_all();
     }
+    if (!strcmp(what, "barrier_vs_finalize")) { /* shmem_barrier_all on PE 0, shmem_finalize elsewhere */
+        if (me == 0) shmem_barrier_all();
+        else shmem_finalize();
+    }
+    if (!strcmp(what, "psync_uninit")) { /* a pSync that is not SHMEM_SYNC_VALUE on any PE */
+        for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i) psync[i] = 12345;
+        shmem_barrier_all();
+        shmem_barrier(0, 0, npes, psync);
+    }
+    if (!strcmp(what, "psync_in_use") && npes == 3) { /* one pSync in two active sets' barriers at once */
+        if (me == 0) sleep(1); /* PE 2's signal for PE 1 (set {1, 2}) lands before PE 0's (set {0, 1}) */
+        if (me < 2) shmem_barrier(0, 0, 2, psync);
+        else shmem_barrier(1, 0, 2, psync);
+    }
+    if (!strcmp(what, "ctx_create_options") && me == 0) { /* options no version of the spec defines */
+        shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
+        if (shmem_ctx_create(1L << 40, &ctx) != 0 && ctx == SHMEM_CTX_INVALID) shmem_global_exit(3);
+    }
     if (!strcmp(what, "broadcast_root")) /* root outside the team */
         shmem_int_broadcast(SHMEM_TEAM_WORLD, isym, isym + 32, 4, npes);
     if (!strcmp(what, "split_mismatch")) { /* different triplets */

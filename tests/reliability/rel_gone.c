@@ -13,6 +13,10 @@
  *   late_init  PE 1 comes to shmem_init 60 s late: KISHMEM_HANG_ABORT ends the others' wait
  *   late       the last PE comes to a barrier 60 s late (alive): the hang messages of the others
  *              name it, also where a dissemination round waits for another PE
+ *   late_active the same with the active-set barrier (shmem_barrier over every PE, a pSync)
+ *   hold DIR   every PE writes a secret into every PE's heap (puts and atomics: UCX carries them
+ *              under KISHMEM_REMOTE=ucx), writes "PID HEAP-ADDRESS" to DIR/pe<rank>.ready and waits
+ *              (its own code) until DIR/done exists: ucx_perms.sh looks at what the job made
  *   compute DIR every PE writes its stderr to DIR/pe<rank>.err, says "computing" there after
  *              shmem_init and runs its own code (no kishmem call) for 60 s: orphan.sh kills the
  *              launcher meanwhile, and each PE must end itself saying why
@@ -55,6 +59,34 @@ int main(int argc, char** argv) {
     shmem_init();
     const int me = shmem_my_pe();
     shmem_barrier_all();
+    if (!strcmp(c, "hold") && argc > 2) {
+        static const char secret[] = "kishmem-perms-secret";
+        const int npes = shmem_n_pes();
+        char* heap = shmem_calloc(64, (size_t)npes + 1);
+        long* counter = (long*)(heap + 64 * npes);
+        for (int pe = 0; pe < npes; ++pe) {
+            shmem_putmem(heap + 64 * me, secret, sizeof secret, pe);
+            shmem_long_atomic_add(counter, 1, pe);
+        }
+        shmem_barrier_all();
+        if (*counter != npes || memcmp(heap + 64 * ((me + 1) % npes), secret, sizeof secret) != 0) {
+            printf("FAIL: rel_gone hold: PE %d: counter %ld (want %d) or a peer's secret missing\n", me, *counter, npes);
+            return 1;
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/pe%d.ready", argv[2], me);
+        FILE* f = fopen(path, "w");
+        if (!f) return 2;
+        fprintf(f, "%d %p\n", (int)getpid(), (void*)heap);
+        fclose(f);
+        snprintf(path, sizeof path, "%s/done", argv[2]);
+        for (int i = 0; i < 600 && access(path, F_OK) != 0; ++i) usleep(100 * 1000);
+        shmem_barrier_all();
+        shmem_free(heap);
+        shmem_finalize();
+        printf("rel_gone hold: PE %d done\n", me);
+        return 0;
+    }
     if (!strcmp(c, "compute")) {
         fprintf(stderr, "rel_gone: PE %d pid %d computing\n", me, (int)getpid());
         volatile double x = 0;
@@ -64,7 +96,11 @@ int main(int argc, char** argv) {
         fprintf(stderr, "FAIL: rel_gone compute: PE %d still runs 60 s later\n", me);
         return 1;
     }
-    if (!strcmp(c, "late") && me == shmem_n_pes() - 1) sleep(60);
+    if (!strncmp(c, "late", 4) && me == shmem_n_pes() - 1) sleep(60);
+    if (!strcmp(c, "late_active")) {
+        static long psync[SHMEM_BARRIER_SYNC_SIZE]; /* SHMEM_SYNC_VALUE (0) before the barrier above */
+        shmem_barrier(0, 0, shmem_n_pes(), psync);
+    }
     if (me == 1) {
         fprintf(stderr, "rel_gone: PE 1 leaves (%s)\n", c);
         fflush(stderr);

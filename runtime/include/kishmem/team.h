@@ -56,8 +56,9 @@ void team_sync(kishmem_team* t, const char* call);
 bool team_known(const kishmem_team* t);
 bool team_valid(const kishmem_team* t);
 
-// Contexts: a channel of its own where the transports have one to spare.
-kishmem_ctx* ctx_create(kishmem_team* team, long options);
+// Contexts: a channel of its own where the transports have one to spare; `call` (the program's
+// routine) names a failure.
+kishmem_ctx* ctx_create(kishmem_team* team, long options, const char* call);
 void ctx_destroy(kishmem_ctx* c);
 bool ctx_known(const kishmem_ctx* c);
 bool ctx_valid(const kishmem_ctx* c);  // known, live, and its team live

@@ -1,5 +1,7 @@
 #include "ucx.h"
 
+#include "config.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,11 +15,11 @@ const ucs_status_ptr_t kFailed = UCS_STATUS_PTR(UCS_ERR_ENDPOINT_TIMEOUT);
 
 UcxTransport::~UcxTransport() { close(); }
 
-Status UcxTransport::open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob, bool allocate) {
+Status UcxTransport::open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob) {
     ucp_config_t* config = nullptr;
-    ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
+    ucs_status_t st = ucx_config::read(&config);
     if (st != UCS_OK) {
-        warn("shmem_init", "ucp_config_read: %s", ucs_status_string(st));
+        warn("shmem_init", "UCX configuration: %s", ucs_status_string(st));
         return Status::transport_error;
     }
     // Atomics on one word come from this host's CPUs (load/store peers) and through UCX (the
@@ -34,28 +36,18 @@ Status UcxTransport::open(bool thread_multiple, int nchan, void* heap, std::size
         warn("shmem_init", "ucp_init: %s", ucs_status_string(st));
         return Status::transport_error;
     }
+    // Registration only (no UCP_MEM_MAP_ALLOCATE): the memory is kishmem's own, and UCX reaches
+    // it where it is (cma's process_vm_readv/writev on one host, a NIC's registration across
+    // hosts), making no System V or /dev/shm segment for it.
     ucp_mem_map_params_t mp;
     std::memset(&mp, 0, sizeof mp);
     mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
     mp.address = heap;
     mp.length = bytes;
-    if (allocate) {
-        mp.field_mask |= UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-        mp.flags = UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED;
-    }
     st = ucp_mem_map(ctx_, &mp, &memh_);
     if (st != UCS_OK) {
         warn("shmem_init", "ucp_mem_map of the %zu-byte heap: %s", bytes, ucs_status_string(st));
         return Status::transport_error;
-    }
-    cas_bitwise_ = allocate;
-    if (allocate) {
-        ucp_mem_attr_t ma;
-        ma.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-        if (ucp_mem_query(memh_, &ma) != UCS_OK || ma.address != heap) {
-            warn("shmem_init", "UCX allocated the heap at %p, not at %p", ma.address, heap);
-            return Status::transport_error;
-        }
     }
     void* rkey = nullptr;
     size_t rkey_len = 0;
@@ -199,6 +191,10 @@ Status UcxTransport::put(int chan, int pe, std::size_t off, const void* src, std
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
     const bool fail = due(env::UcxFail::put);
+    if (!fail && mapped(pe)) {
+        c.count();
+        return mapped_->put(chan, pe, off, src, n, nbi);
+    }
     ucs_status_ptr_t req = fail ? kFailed : ucp_put_nbx(p.ep, src, n, p.base + off, p.rkey, &prm);
     c.count();
     return nbi ? detach(req, "put", pe, fail) : wait(req, "put", pe, fail);
@@ -210,6 +206,10 @@ Status UcxTransport::get(int chan, int pe, std::size_t off, void* dst, std::size
     Channel& c = ch(chan);
     Peer& p = c.peers[pe];
     const bool fail = due(env::UcxFail::get);
+    if (!fail && mapped(pe)) {
+        c.count();
+        return mapped_->get(chan, pe, off, dst, n, nbi);
+    }
     ucs_status_ptr_t req = fail ? kFailed : ucp_get_nbx(p.ep, dst, n, p.base + off, p.rkey, &prm);
     c.count();
     return nbi ? detach(req, "get", pe, fail) : wait(req, "get", pe, fail);
@@ -240,6 +240,11 @@ Status UcxTransport::ucx_amo(Channel& c, int pe, std::size_t off, ucp_atomic_op_
 Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned width, uint64_t operand, uint64_t compare,
                          uint64_t* fetched) {
     Channel& c = ch(chan);
+    if (mapped(pe)) {
+        if (due(env::UcxFail::atomic)) return failed("atomic", pe, UCS_PTR_STATUS(kFailed), true);
+        c.count();
+        return mapped_->amo(chan, pe, off, op, width, operand, compare, fetched);
+    }
     ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
     bool fetch = true;
     switch (op) {
@@ -256,28 +261,14 @@ Status UcxTransport::amo(int chan, int pe, std::size_t off, AmoOp op, unsigned w
         case AmoOp::xor_: fetch = false; [[fallthrough]];
         case AmoOp::fetch_xor: uop = UCP_ATOMIC_OP_XOR; break;
     }
-    const bool bitwise = uop == UCP_ATOMIC_OP_AND || uop == UCP_ATOMIC_OP_OR || uop == UCP_ATOMIC_OP_XOR;
-    if (!(fetch && bitwise && cas_bitwise_))
-        return uop == UCP_ATOMIC_OP_CSWAP ? ucx_amo(c, pe, off, uop, width, compare, operand, true, fetched)
-                                          : ucx_amo(c, pe, off, uop, width, operand, 0, fetch, fetched);
-    // Fetching AND/OR/XOR as a compare-and-swap loop, starting from a fetched value.
-    const uint64_t mask = width == 4 ? 0xffffffffu : ~uint64_t(0);
-    uint64_t old = 0, seen = 0;
-    Status s = ucx_amo(c, pe, off, UCP_ATOMIC_OP_ADD, width, 0, 0, true, &old);
-    while (s == Status::ok) {
-        const uint64_t next =
-            (uop == UCP_ATOMIC_OP_AND ? old & operand : uop == UCP_ATOMIC_OP_OR ? old | operand : old ^ operand) & mask;
-        s = ucx_amo(c, pe, off, UCP_ATOMIC_OP_CSWAP, width, old, next, true, &seen);
-        if (s != Status::ok || seen == old) break;
-        old = seen;
-    }
-    if (fetched) *fetched = old;
-    return s;
+    return uop == UCP_ATOMIC_OP_CSWAP ? ucx_amo(c, pe, off, uop, width, compare, operand, true, fetched)
+                                      : ucx_amo(c, pe, off, uop, width, operand, 0, fetch, fetched);
 }
 
 Status UcxTransport::fence(int chan) {
     Channel& c = ch(chan);
     if (c.idle()) return Status::ok;
+    if (mapped_) mapped_->fence(chan);
     ucs_status_t st = ucp_worker_fence(c.worker);
     return st == UCS_OK ? Status::ok : Status::transport_error;
 }
@@ -292,6 +283,7 @@ Status UcxTransport::quiet(int chan) {
     if (c.flushed.load(std::memory_order_acquire) >= target) return Status::ok;
     // The flush is requested after `target` operations were handed to UCX: it covers them all,
     // whichever thread issued them, and so may publish `target` when it completes.
+    if (mapped_) mapped_->quiet(chan);
     const bool fail = due(env::UcxFail::flush);
     Status s = wait(fail ? kFailed : ucp_worker_flush_nbx(c.worker, &prm), "flush", -1, fail);
     if (s != Status::ok) return s;
@@ -300,14 +292,6 @@ Status UcxTransport::quiet(int chan) {
                                                                 std::memory_order_relaxed)) {
     }
     return Status::ok;
-}
-
-char* UcxTransport::peer_ptr(int pe) const {
-    if (chan_.empty() || static_cast<std::size_t>(pe) >= chan_[0].peers.size()) return nullptr;
-    const Peer& p = chan_[0].peers[pe];
-    void* local = nullptr;
-    if (!p.rkey || ucp_rkey_ptr(p.rkey, p.base, &local) != UCS_OK) return nullptr;
-    return static_cast<char*>(local);
 }
 
 void UcxTransport::progress() {

@@ -6,8 +6,10 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <vector>
 
+#include "../shm/shm.h"
 #include "../transport.h"
 #include "kishmem/env.h"
 
@@ -16,14 +18,11 @@ namespace kishmem {
 class UcxTransport final : public Transport {
 public:
     ~UcxTransport() override;
-    // Creates context and `nchan` workers, registers [heap, heap+bytes); `local_blob` receives
-    // what peers need (heap address, packed rkey, every worker's address).  With `allocate`,
-    // UCX allocates that range itself (over a reservation at `heap`, MAP_FIXED): its shared-
-    // memory transports can then reach it natively (the initiator copies and does CPU atomics;
-    // memory UCX only registers needs the target to emulate them in software).
-    Status open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob, bool allocate = false);
-    // Where `pe`'s registered range is mapped into this process (UCX shared memory), or nullptr.
-    char* peer_ptr(int pe) const;
+    // Creates context and `nchan` workers and registers [heap, heap+bytes), memory kishmem
+    // allocated (ucp_mem_map by address, never UCX's allocation: UCX makes no shared-memory
+    // object of its own for it); `local_blob` receives what peers need (heap address, the rkey
+    // packed from that registration, every worker's address).
+    Status open(bool thread_multiple, int nchan, void* heap, std::size_t bytes, Blob* local_blob);
     // Creates endpoints and unpacks rkeys for every pe with want[pe] (never this PE).
     Status connect(const std::vector<Blob>& blobs, const std::vector<bool>& want);
     // Connects every endpoint now, in an order no two PEs contradict: first to the higher PEs,
@@ -33,6 +32,12 @@ public:
     // crossing connections, the path where operations to a PE stopped completing under load).
     // Collective over the PEs that connect().
     Status wire_up(int me, const std::function<void()>& barrier);
+    // Same-host peers whose heap kishmem has mapped here (bases[pe]; nullptr elsewhere) are
+    // reached by load/store and CPU atomics through that mapping, as UCX's shared-memory
+    // transports reach memory they allocated (ucp_rkey_ptr): for use where UCX has such a
+    // transport (ucx_config::maps_same_host).  Operations are counted, flushed and failed on
+    // purpose (KISHMEM_SIM_UCX_FAIL) like the others.
+    void map_peers(std::vector<char*> bases) { mapped_ = std::make_unique<ShmTransport>(std::move(bases)); }
     // For tests of the error paths (KISHMEM_SIM_UCX_FAIL): the nth operation of f.kind this
     // transport hands to UCX (over every channel and thread; puts, gets, atomics, flushes)
     // fails as if UCX had failed it, without reaching UCX.
@@ -84,13 +89,11 @@ private:
     Status ucx_amo(Channel& c, int pe, std::size_t off, ucp_atomic_op_t uop, unsigned width, uint64_t value,
                    uint64_t swap, bool fetch, uint64_t* fetched);
     Channel& ch(int chan) { return chan_[static_cast<std::size_t>(chan) % chan_.size()]; }
+    bool mapped(int pe) const { return mapped_ && mapped_->base(pe); }
 
     ucp_context_h ctx_ = nullptr;
     ucp_mem_h memh_ = nullptr;
-    // UCX allocated the heap (open with `allocate`): its shared-memory transports then do the
-    // atomics natively, and UCX 1.13 gets the fetching AND/OR/XOR wrong there (the target ends
-    // up combined with its own old value): those become compare-and-swap loops.
-    bool cas_bitwise_ = false;
+    std::unique_ptr<ShmTransport> mapped_;  // map_peers
     std::vector<Channel> chan_;
     env::Fault<env::UcxFail> fault_;
     std::atomic<uint64_t> fault_seen_{0};  // operations of fault_.kind so far

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "../progress_thread.h"
+#include "../ucx/config.h"
 #include "kishmem/env.h"
 #include "kishmem/waiter.h"
 
@@ -577,7 +578,7 @@ Status UcxAm::open(int me, int npes, std::size_t heap_bytes, ibgda::HeapAccess* 
     s->ep_gen.assign(npes, 0);
     if (const auto f = env::sim_am_fault(); f.here(me)) s->fault = f;  // tests
     ucp_config_t* config = nullptr;
-    ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
+    ucs_status_t st = ucx_config::read(&config);
     ucp_params_t params;
     std::memset(&params, 0, sizeof params);
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
