@@ -217,6 +217,10 @@ void barrier_all();  // quiet + barrier
 void sync_all();     // barrier only
 // Lets software transports serve peers.  Called by every wait loop.
 void progress();
+// progress() where some transport needs it, with no call where none does (the entry of a wait).
+inline void progress_if_needed() {
+    if (g_hot.needs_progress) progress();
+}
 
 // ---- what carried this PE's kernels' operations to PEs they cannot load/store ---------------
 // Counters of the device backend (the software NIC of KISHMEM_REMOTE=ibgda, the CPU proxy of
