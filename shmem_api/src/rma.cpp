@@ -4,13 +4,30 @@
 
 namespace kishmem::api {
 
+// The bytes go by a store where the peer's heap is mapped here (nothing there can fail, so no
+// routine is recorded for messages), else through the route's transport, whose failure names
+// the routine (`pe` as the caller gave it).  Always inlined: shmem_long_p's 8 bytes are one store.
+__attribute__((always_inline)) inline void put_to(const char* call, const Target& t, void* dest, const void* src,
+                                                  std::size_t bytes, int pe, bool nbi) {
+    if (!rt::put_mapped(dest, src, bytes, t.pe)) {
+        ApiCallScope scope(call, ApiArgs::dest, dest, bytes, pe);
+        rt::put_routed(t.chan, dest, src, bytes, t.pe, nbi);
+    }
+    t.count(rt::OpKind::write);
+}
+
 inline void put_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
                       bool nbi) {
     Target t = target_xfer(call, ctx, pe, "dest", dest, "source", src, bytes);
     if (bytes == 0) return;  // nothing moves (and the buffers may be NULL)
-    ApiCallScope scope(call, ApiArgs::dest, dest, bytes, pe);
-    rt::put(t.chan, dest, src, bytes, t.pe, nbi);
-    t.count(rt::OpKind::write);
+    put_to(call, t, dest, src, bytes, pe, nbi);
+}
+
+// shmem_TYPE_p: one element, its size known here.
+template <class T>
+inline void put_value(const char* call, shmem_ctx_t ctx, T* dest, T value, int pe) {
+    Target t = target_sym(call, ctx, pe, "dest", dest, sizeof(T));
+    put_to(call, t, dest, &value, sizeof(T), pe, false);
 }
 
 inline void get_bytes(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
@@ -93,7 +110,7 @@ K_BOTH(void, putmem_signal_nbi, (put_signal(call_, ctx_, d, s, n, sig, v, op, pe
     K_BOTH(void, N##_get, (get_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, false)), T* d, const T* s, size_t n, int pe) \
     K_BOTH(void, N##_put_nbi, (put_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, true)), T* d, const T* s, size_t n, int pe) \
     K_BOTH(void, N##_get_nbi, (get_bytes(call_, ctx_, d, s, bytes_of(call_, n, sizeof(T)), pe, true)), T* d, const T* s, size_t n, int pe) \
-    K_BOTH(void, N##_p, (put_bytes(call_, ctx_, d, &v, sizeof(T), pe, false)), T* d, T v, int pe)                 \
+    K_BOTH(void, N##_p, (put_value<T>(call_, ctx_, d, v, pe)), T* d, T v, int pe)                            \
     K_BOTH(T, N##_g, (return g<T>(call_, ctx_, s, pe)), const T* s, int pe)                                       \
     K_BOTH(void, N##_iput, (strided(call_, ctx_, true, d, s, dst, sst, 1, n, sizeof(T), pe)), T* d, const T* s,    \
            ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)                                                        \

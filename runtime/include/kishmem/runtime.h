@@ -110,13 +110,18 @@ std::size_t allocation_room(const void* p);
 // Same-host load/store peers are served inline; the rest go through the route table.
 void put_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
 void get_routed(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi);
-inline void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
+// The store into `pe`'s heap where this process maps it (the route table's p2p entry): false,
+// with nothing done, when the route is another one or dst is not in the heap.  Always inlined, so
+// that a constant `bytes` (shmem_long_p) becomes one store instruction, not a call to memcpy.
+__attribute__((always_inline)) inline bool put_mapped(void* dst, const void* src, std::size_t bytes, int pe) {
     const std::size_t off = static_cast<std::size_t>(static_cast<char*>(dst) - g_hot.base);
-    if (char* b = g_hot.p2p[pe]; b && off < g_hot.size) {
-        __builtin_memcpy(b + off, src, bytes);
-        return;
-    }
-    put_routed(chan, dst, src, bytes, pe, nbi);
+    char* b = g_hot.p2p[pe];
+    if (!b || off >= g_hot.size) return false;
+    __builtin_memcpy(b + off, src, bytes);
+    return true;
+}
+inline void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
+    if (!put_mapped(dst, src, bytes, pe)) put_routed(chan, dst, src, bytes, pe, nbi);
 }
 inline void get(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
     const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(src) - g_hot.base);
@@ -212,6 +217,10 @@ void barrier_all();  // quiet + barrier
 void sync_all();     // barrier only
 // Lets software transports serve peers.  Called by every wait loop.
 void progress();
+// progress() where some transport needs it, with no call where none does (the entry of a wait).
+inline void progress_if_needed() {
+    if (g_hot.needs_progress) progress();
+}
 
 // ---- what carried this PE's kernels' operations to PEs they cannot load/store ---------------
 // Counters of the device backend (the software NIC of KISHMEM_REMOTE=ibgda, the CPU proxy of
