@@ -1,5 +1,6 @@
 // The CPU proxy's executor (see proxy.h and device/include/kishmem/device/proxy/channel.h).
 #include "proxy.h"
+#include "kishmem/waiter.h"
 
 #include <sched.h>
 
@@ -253,7 +254,12 @@ uint32_t post_host(const Channel& c, uint8_t op, uint8_t aux, int pe, const Desc
 }
 
 uint32_t wait_host(const Channel& c, uint32_t idx) {
-    while (static_cast<int32_t>(idx + 1 - load_acquire(c.done)) > 0) sched_yield();
+    if (static_cast<int32_t>(idx + 1 - load_acquire(c.done)) > 0) {
+        // a proxy that stops is named, as a kernel's wait names it
+        Waiter w("CPU proxy", "the CPU proxy to complete descriptor %lld (it had completed %lld when this wait began)",
+                 idx, load_acquire(c.done));
+        while (static_cast<int32_t>(idx + 1 - load_acquire(c.done)) > 0) w.spin();
+    }
     return load_acquire(c.error);
 }
 
