@@ -14,7 +14,9 @@ gpu_configure build-gpu || exit 1
 gpu_build build-gpu ep_gpu 04_moe_ep ep_cpu || exit 1
 mps_start && echo "MPS daemon started"
 fails=0
-(cd build-gpu && ctest -R '^gpu\.ep\.' -j1 --output-on-failure) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
+# kishmem::ep's GPU tests and the Python package's GPU tests (python.gpu.*: 1, 2, 4 PEs).
+(cd build-gpu && ctest -R '^(gpu\.ep|python\.gpu)\.' -j1 --output-on-failure) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
+grep -q "python\.gpu" "$RES/ctest.txt" || { echo "FAIL: no python.gpu tests: $(grep 'kishmem: .*Python\|pybind11' "$RES/configure.log")"; fails=$((fails + 1)); }
 grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt"
 run() {  # run NAME NP ENV... -- ARGS
   local name=$1 np=$2; shift 2
@@ -33,6 +35,20 @@ for i in $(seq "${EP_NP8_RUNS:-3}"); do
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 max-nodes 8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5 --max-nodes 8
 done
 for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
+# From Python as users run it (issue 24): the MoE layer example at 2 and 4 PEs, and DeepEP's
+# low-latency table at the flagship's default shape beside the C++ flagship's 2-PE row above.
+pyrun() {  # pyrun NAME NP SCRIPT ARGS...
+  local name=$1 np=$2; shift 2
+  echo "== $name" >> "$RES/python.txt"
+  env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 \
+    timeout "${EP_RUN_TIMEOUT:-200}" mpirun -np "$np" --bind-to none -x PYTHONPATH -x PYTHONUNBUFFERED \
+    python3 "$@" >> "$RES/python.txt" 2>&1 || { echo "FAIL $name (status $?; 124: timed out)"; fails=$((fails + 1)); }
+}
+if [[ -d build-gpu/python/kishmem ]]; then
+  for np in 2 4; do pyrun "05_moe_ep.py np$np" "$np" examples/05_moe_ep.py; done
+  pyrun "bench_ep.py np2 fp8" 2 python/bench_ep.py --rounds 20 --check
+  grep -E "^== |PASS|FAIL|^\| [0-9]" "$RES/python.txt"
+else echo "FAIL: the Python package was not built"; fails=$((fails + 1)); fi
 grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
 # Work requests and bytes per call and PE over the software NIC and the proxy (shmemx_nic_stats).
 grep -E "^== (ibgda|proxy)|^work requests per call|^\| PE " "$RES/flagship.txt"
