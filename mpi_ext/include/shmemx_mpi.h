@@ -19,12 +19,7 @@
 #include <mpi.h>
 #include <shmem.h>
 
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
+KISHMEM_BEGIN_DECLS
 
 /* shmem_init over the processes of `comm` (an intra-communicator; MPI must be initialized).
  * Collective over `comm`.  A second call with a communicator congruent to the first one
@@ -50,11 +45,6 @@ int shmemx_team_get_mpi_comm(shmem_team_t team, MPI_Comm *comm);
  * caller returns non-zero with SHMEM_TEAM_INVALID.  Destroy the team with shmem_team_destroy. */
 int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t *team);
 
-#ifdef __cplusplus
-}
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
+KISHMEM_END_DECLS
 
 #endif /* KISHMEM_SHMEMX_MPI_H */

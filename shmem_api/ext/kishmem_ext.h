@@ -12,12 +12,7 @@
 
 #include <shmem.h>
 
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
+KISHMEM_BEGIN_DECLS
 
 /* A bootstrap an extension supplies (e.g. over an MPI communicator): its ranks become the PEs.
  * kishmem_ext_init copies this struct; `self` stays the extension's until `destroy`. */
@@ -74,11 +69,6 @@ void kishmem_ext_team_quiesce(shmem_team_t team, const char *call);
  * is left (the runtime says so). */
 shmem_team_t kishmem_ext_team_from_list(shmem_team_t parent, const int *parent_indices, int n, const char *call);
 
-#ifdef __cplusplus
-}
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
+KISHMEM_END_DECLS
 
 #endif /* KISHMEM_EXT_H */

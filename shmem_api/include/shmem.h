@@ -7,14 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kishmem/c_decls.h"
 #include "kishmem/shmem_types.h"
 
-#if defined(__GNUC__)
-#pragma GCC visibility push(default) /* what the library exports, whatever -fvisibility says */
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
+KISHMEM_BEGIN_DECLS
 
 /* ---- version and vendor --------------------------------------------------------------- */
 #define SHMEM_MAJOR_VERSION 1
@@ -94,12 +90,7 @@ extern struct kishmem_team kishmem_team_shared_obj;
 #define SHMEM_TEAM_SHARED (&kishmem_team_shared_obj)
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
 
-#ifdef __cplusplus
-}
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
+KISHMEM_END_DECLS
 
 #include "kishmem/shmem_decl.h"
 #include "kishmem/shmem_generic.h"

@@ -35,12 +35,7 @@ typedef struct {
  * job with a message, as a bad argument of any routine. */
 #define SHMEMX_NIC_STATS_NONE 1
 
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
+KISHMEM_BEGIN_DECLS
 int shmemx_nic_stats(shmemx_nic_stats_t *stats);
 
 /* PEs of this job whose kernels run on this PE's GPU, this PE included (several PEs share one GPU
@@ -58,12 +53,7 @@ int shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp
 int shmemx_quiet_on_stream(cudaStream_t stream);
 int shmemx_barrier_all_on_stream(cudaStream_t stream);
 #endif
-#ifdef __cplusplus
-}
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
+KISHMEM_END_DECLS
 
 #if defined(__CUDACC__)
 /* Forward progress.  A kernel whose blocks wait (wait_until, signal waits, device barriers) for

@@ -27,12 +27,9 @@
 #endif
 #define KISHMEM_DECL_HOST(...) __VA_ARGS__
 
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "kishmem/c_decls.h"
+
+KISHMEM_BEGIN_DECLS
 
 /* ---- library setup, exit and query ----------------------------------------------------- */
 void KISHMEM_NAME(init)(void);
@@ -276,12 +273,7 @@ void KISHMEM_NAME(set_cache_line_inv)(void *dest);
 void KISHMEM_NAME(udcflush)(void);
 void KISHMEM_NAME(udcflush_line)(void *dest);
 
-#ifdef __cplusplus
-}
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
+KISHMEM_END_DECLS
 
 #undef KISHMEM_NAME
 #undef KISHMEM_DECL_CTX2

@@ -45,12 +45,9 @@ typedef struct {
     uint64_t target;        /* operations completed at this PE (shmemx_pcntr_get_completed_target) */
 } shmemx_pcntr_t;
 
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "kishmem/c_decls.h"
+
+KISHMEM_BEGIN_DECLS
 
 #define KISHMEM_X2(RET, NAME, ...) RET shmemx_##NAME(__VA_ARGS__); RET shmemx_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
 #define KISHMEM_X_IB_TYPE(T, N) KISHMEM_SIG_IB(KISHMEM_X2, T, N##_ibput, N##_ibget)
@@ -88,12 +85,7 @@ void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
  * every message of the library then names the thread it comes from, "kishmem: PE n (thread t):". */
 void shmemx_register_gettid(uint64_t (*gettid_fn)(void));
 
-#ifdef __cplusplus
-}
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
+KISHMEM_END_DECLS
 
 #undef KISHMEM_X2
 #undef KISHMEM_X_IB_TYPE
