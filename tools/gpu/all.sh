@@ -28,6 +28,8 @@ ALL_STAGES=(tests progress ep hosts bench sanitize)
 # ep: 24 s at 33a7629, then six 8-PE flagship runs (25 s each at most) and the Python runs; bench
 # 12 s, sanitize 16 s.
 declare -A BUDGET=([build]=100 [tests]=130 [progress]=100 [ep]=170 [hosts]=140 [bench]=40 [sanitize]=40)
+# GPU_BUDGET_<stage>=SECONDS overrides one (a longer run of one stage, e.g. EP_NP8_RUNS=20 for ep).
+for s in "${!BUDGET[@]}"; do v=GPU_BUDGET_$s; [[ -n ${!v:-} ]] && BUDGET[$s]=${!v}; done
 
 now() { date -u '+%H:%M:%S'; }
 
