@@ -34,7 +34,7 @@ const char* status_name(Status s) {
     return "unknown status";
 }
 
-__thread ApiCall kishmem_api_call __attribute__((tls_model("initial-exec"))) = {nullptr, nullptr, 0, 0, -1, ApiArgs::none};
+__thread ApiCall kishmem_api_call = {nullptr, nullptr, 0, 0, -1, ApiArgs::none};
 
 const char* api_call_text(char* out, std::size_t n, const char* fallback) {
     const ApiCall& c = kishmem_api_call;

@@ -46,7 +46,7 @@ struct ApiCall {
     int pe;  // as the program passed it (relative to the context's team)
     ApiArgs args;
 };
-extern __thread ApiCall kishmem_api_call __attribute__((tls_model("initial-exec")));
+extern __thread ApiCall kishmem_api_call;
 
 class ApiCallScope {
 public:
