@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kishmem/env.h"
+#include "../cuda_connections.h"
 
 namespace kishmem {
 
@@ -25,7 +26,13 @@ Status DeviceHeap::open(int local_rank, std::size_t bytes, std::string* why) {
     }
     long want = env::device_id();
     device_ = want >= 0 ? static_cast<int>(want % n) : local_rank % n;
-    if ((e = cudaSetDevice(device_)) != cudaSuccess) return *why = err("cudaSetDevice", e), Status::unsupported;
+    if ((e = cudaSetDevice(device_)) != cudaSuccess) {
+        *why = err("cudaSetDevice", e);
+        if (const long q = cuda_connections_asked(); q > 0 && e == cudaErrorMemoryAllocation)
+            *why += " (kishmem asked CUDA for " + std::to_string(q) + " work queues per process: under MPS the PEs of "
+                    "a GPU share one pool; set KISHMEM_CUDA_CONNECTIONS lower, or 0 for CUDA's choice)";
+        return Status::unsupported;
+    }
     void* p = nullptr;
     if ((e = cudaMalloc(&p, bytes)) != cudaSuccess)
         return *why = err("cudaMalloc of the symmetric heap", e) + " (lower SHMEM_SYMMETRIC_SIZE?)", Status::no_memory;
