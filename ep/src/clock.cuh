@@ -2,7 +2,7 @@
 // thread 0 stamps the GPU's global timer at the block's start and, after the block's last
 // barrier, at its end, into the call's two words c[0] (start, complemented: the largest holds the
 // earliest) and c[1] (end); the host zeroes them on the stream before the launch. c is null while
-// the clock is off: one test per block, nothing else.
+// the clock is off: a test at the block's start and one at its end, nothing else.
 #pragma once
 
 #include <stdint.h>
