@@ -4,7 +4,9 @@
 // PEs, a stand-in expert scales each row, combine brings the rows back and sums them weighted.
 // Every received row and every output value is checked against a CPU computation, then both
 // phases are timed and printed in the layout of DeepEP's low-latency table, beside the ideal
-// time for the link (kishmem/ep/plan.h, the model kishmem-plan prints). Where kernels reach
+// time for the link (kishmem/ep/plan.h, the model kishmem-plan prints), the kernels' own time
+// (the Buffer's kernel clock, in a pass of its own) and the floor timed the same way: an empty
+// kernel and the smallest exchange (one token with every other PE, Floor). Where kernels reach
 // peers through the software NIC (KISHMEM_REMOTE=ibgda) or the CPU proxy, one more round counts
 // the work requests and bytes each call posts (shmemx_nic_stats) and prints them per PE with
 // the time a 400 Gb/s NIC would need for them.
@@ -114,7 +116,88 @@ __global__ void run_experts(const uint8_t* x, const float* scales, const int* co
 __global__ void reached_remotely(const void* sym, int npes, int* remote) {
     for (int p = threadIdx.x; p < npes; p += blockDim.x) remote[p] = shmem_ptr(sym, p) == nullptr;
 }
+
+// The floor (below): an empty kernel, and one round of the smallest exchange by one block, warp w
+// putting to the PEs me + 1 + w, me + 1 + w + warps, ... (every other PE once).
+__global__ void floor_empty() {}
+__global__ void floor_exchange(char* slots, const char* token, uint64_t* sig, size_t slot_bytes, size_t bytes, int me, int npes,
+                               uint64_t round) {
+    for (int i = 1 + static_cast<int>(threadIdx.x / 32); i < npes; i += blockDim.x / 32)
+        shmemx_putmem_signal_warp(slots + me * slot_bytes, token, bytes, sig + me, round, SHMEM_SIGNAL_SET, (me + i) % npes);
+    for (int p = threadIdx.x; p < npes; p += blockDim.x)
+        if (p != me) shmem_signal_wait_until(sig + p, SHMEM_CMP_GE, round);
+}
 #endif
+
+// The floor the calls are measured against (timed as they are): an empty kernel (<<<1, 32>>> on
+// the stream), and the smallest exchange: one token as dispatch sends it (hidden x bytes per
+// element, plus the FP8 scales) to every other PE, into this PE's slot there, with a signal (the
+// round's number: rounds need no reset), then a wait for every other PE's signal of the round. GPU
+// form: one kernel of one 256-thread block (put with signal, a warp per peer); CPU form: the host
+// API (shmem_putmem_signal, shmem_signal_wait_until), and no empty kernel. Symmetric block
+// (shmem_calloc, collective): slots [npes][B] (B: the token's bytes rounded up to 16), this PE's
+// token [B], signals [npes] uint64.
+char floor_byte(int pe, size_t i) { return static_cast<char>(mix(pe * 7907u + static_cast<uint32_t>(i))); }
+struct Floor {
+    size_t bytes = 0, B = 0;
+    int me = 0, npes = 0;
+    bool gpu = false;
+    uint64_t round = 0;
+    char* sym = nullptr;
+
+    Floor(size_t token_bytes, int me_, int npes_, bool gpu_)
+        : bytes(token_bytes), B((token_bytes + 15) / 16 * 16), me(me_), npes(npes_), gpu(gpu_) {
+        const size_t total = (npes + 1) * B + npes * sizeof(uint64_t);
+        if (!(sym = static_cast<char*>(shmem_calloc(1, total)))) fail("shmem_calloc of %zu bytes for the floor returned NULL", total);
+        std::vector<char> t(bytes);
+        for (size_t i = 0; i < bytes; ++i) t[i] = floor_byte(me, i);
+#if defined(__CUDACC__)
+        if (gpu) {
+            CK(cudaMemcpy(sym + npes * B, t.data(), bytes, cudaMemcpyHostToDevice));
+            // loaded now, not at a first launch while another PE's exchange already waits
+            cudaFuncAttributes a{};
+            CK(cudaFuncGetAttributes(&a, floor_empty));
+            CK(cudaFuncGetAttributes(&a, floor_exchange));
+        }
+#endif
+        if (!gpu) std::memcpy(sym + npes * B, t.data(), bytes);
+        shmem_barrier_all();
+    }
+    ~Floor() { shmem_free(sym); }
+    void empty(cudaStream_t s) {
+#if defined(__CUDACC__)
+        floor_empty<<<1, 32, 0, s>>>();
+#endif
+        (void)s;
+    }
+    void exchange(cudaStream_t s) {
+        auto* sig = reinterpret_cast<uint64_t*>(sym + (npes + 1) * B);
+        ++round;
+#if defined(__CUDACC__)
+        if (gpu) {
+            floor_exchange<<<1, 256, 0, s>>>(sym, sym + npes * B, sig, B, bytes, me, npes, round);
+            return;
+        }
+#endif
+        (void)s;
+        for (int i = 1; i < npes; ++i)
+            shmem_putmem_signal(sym + me * B, sym + npes * B, bytes, sig + me, round, SHMEM_SIGNAL_SET, (me + i) % npes);
+        for (int p = 0; p < npes; ++p)
+            if (p != me) shmem_signal_wait_until(sig + p, SHMEM_CMP_GE, round);
+    }
+    // After the rounds (stream synchronized): every other PE's slot holds its token.
+    void check() {
+        std::vector<char> got(npes * B);
+#if defined(__CUDACC__)
+        if (gpu) CK(cudaMemcpy(got.data(), sym, got.size(), cudaMemcpyDeviceToHost));
+#endif
+        if (!gpu) std::memcpy(got.data(), sym, got.size());
+        for (int p = 0; p < npes; ++p)
+            for (size_t i = 0; p != me && i < bytes; ++i)
+                if (got[p * B + i] != floor_byte(p, i))
+                    fail("floor exchange: byte %zu of PE %d's token differs after %llu rounds", i, p, static_cast<unsigned long long>(round));
+    }
+};
 
 void experts_cpu(const ep::Received& rv, const ep::Layout& l, uint16_t* out) {
     for (int le = 0; le < l.L; ++le)
@@ -470,8 +553,10 @@ int main(int argc, char** argv) {
         }
     }
 
-    // 3. Timed: normal calls, then send-only + hook (send and receive timed apart).
-    enum { kDisp, kComb, kDispSend, kDispRecv, kCombSend, kCombRecv, kN };
+    // 3. Timed: normal calls, then send-only + hook (send and receive timed apart), then normal
+    //    calls with the kernel clock on (Buffer::kernel_times: the kernels' own time; a pass of its
+    //    own, so that the latency rounds run as without it).
+    enum { kDisp, kComb, kDispSend, kDispRecv, kCombSend, kCombRecv, kDispKernel, kCombKernel, kFloorEmpty, kFloorExchange, kN };
     std::vector<double> tm[kN];
 #if defined(__CUDACC__)
     cudaEvent_t ev[8];
@@ -499,7 +584,14 @@ int main(int argc, char** argv) {
 #endif
         return std::chrono::duration<double, std::micro>(ct[b] - ct[a]).count();
     };
-    for (int hook = 0; hook < 2; ++hook)
+    auto sync = [&] {
+#if defined(__CUDACC__)
+        if (gpu) CK(cudaStreamSynchronize(s));
+#endif
+    };
+    for (int pass = 0; pass < 3; ++pass) {
+        const bool hook = pass == 1, clocked = pass == 2;
+        buf->set_kernel_clock(clocked);
         for (int it = 0; it < iters + 2; ++it) {  // 2 warm-up rounds
             barrier();
             mark(0);
@@ -522,11 +614,15 @@ int main(int argc, char** argv) {
                 if (const int rc = buf->combine_recv(s, &h)) fail("combine_recv returned status %d", rc);
                 mark(7);
             }
-#if defined(__CUDACC__)
-            if (gpu) CK(cudaStreamSynchronize(s));
-#endif
+            sync();
             if (it < 2) continue;
-            if (!hook) {
+            if (clocked) {
+                const ep::KernelTimes kt = buf->kernel_times();
+                if (kt.dispatch_us < 0 || kt.combine_us < 0)
+                    fail("kernel_times gave dispatch %.2f us, combine %.2f us with the clock on", kt.dispatch_us, kt.combine_us);
+                tm[kDispKernel].push_back(kt.dispatch_us);
+                tm[kCombKernel].push_back(kt.combine_us);
+            } else if (!hook) {
                 tm[kDisp].push_back(span(0, 1));
                 tm[kComb].push_back(span(4, 5));
             } else {
@@ -536,9 +632,34 @@ int main(int argc, char** argv) {
                 tm[kCombRecv].push_back(span(6, 7));
             }
         }
-    verify("last");  // the last round too
+    }
+    buf->set_kernel_clock(false);
+    verify("last");  // the last round too (the clock's)
 
-    // 4. The slowest PE's medians (and every PE's counts), gathered on PE 0.
+    // 4. The floor, timed the same way: an empty kernel (GPU form), then the smallest exchange
+    //    (one dispatched token with every other PE, Floor).
+    {
+        Floor fl(static_cast<size_t>(H) * l.xb + l.G * sizeof(float), me, npes, gpu);
+        for (int it = 0; it < iters + 2; ++it) {
+            if (gpu) {
+                barrier();
+                mark(0);
+                fl.empty(s);
+                mark(1);
+            }
+            barrier();
+            mark(2);
+            fl.exchange(s);
+            mark(3);
+            sync();
+            if (it < 2) continue;
+            if (gpu) tm[kFloorEmpty].push_back(span(0, 1));
+            tm[kFloorExchange].push_back(span(2, 3));
+        }
+        fl.check();
+    }
+
+    // 5. The slowest PE's medians (and every PE's counts), gathered on PE 0.
     constexpr size_t kStride = kN + 1 + kCounts;
     double mine[kStride];
     for (int i = 0; i < kN; ++i) mine[i] = median(tm[i]);
@@ -576,12 +697,35 @@ int main(int argc, char** argv) {
                     gpu ? "GPU" : "CPU", npes, T, H, K, E, o.experts_per_pe, max_nodes, l.G ? "FP8" : "BF16", iters);
         std::printf("checked: every received row (byte-exact, with its source) and every output value (bit-exact) "
                     "against the CPU, first and last round\n\n");
-        std::printf("| EP size | dispatch latency | dispatch bandwidth | combine latency | combine bandwidth | ideal @ CX7 50 GB/s "
-                    "(dispatch / combine) | ideal @ %s |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", link);
-        std::printf("| %d | %.1f us | %.2f GB/s | %.1f us | %.2f GB/s | %.1f / %.1f us | ", npes, worst[kDisp],
-                    bw(db, worst[kDisp]), worst[kComb], bw(cb, worst[kComb]), ideal(db, 50), ideal(cb, 50));
+        std::printf("| EP size | dispatch latency | dispatch kernel | dispatch bandwidth | combine latency | combine kernel | "
+                    "combine bandwidth | ideal @ CX7 50 GB/s (dispatch / combine) | ideal @ %s |\n"
+                    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", link);
+        std::printf("| %d | %.1f us | %.1f us | %.2f GB/s | %.1f us | %.1f us | %.2f GB/s | %.1f / %.1f us | ", npes, worst[kDisp],
+                    worst[kDispKernel], bw(db, worst[kDisp]), worst[kComb], worst[kCombKernel], bw(cb, worst[kComb]), ideal(db, 50),
+                    ideal(cb, 50));
         if (link_GBps > 0) std::printf("%.2f / %.2f us |\n", ideal(db, link_GBps), ideal(cb, link_GBps));
         else std::printf("- |\n");
+        std::printf("latency: %s; kernel: %s, in a pass of its own\n",
+                    gpu ? "between CUDA events around the call" : "the host clock around the call",
+                    gpu ? "the call's kernels from the first block's start to the last block's end (%globaltimer, "
+                          "Buffer::kernel_times)"
+                        : "the call's work on the host (Buffer::kernel_times; the CPU form has no kernel)");
+        // The floor beside them, and each call as a multiple of the exchange.
+        const double fx = worst[kFloorExchange];
+        auto times = [&](double v) {
+            char m[32] = "-";
+            if (fx > 0) std::snprintf(m, sizeof m, "%.1fx", v / fx);
+            return std::string(m);
+        };
+        std::printf("\nthe floor, timed the same way: %s, and the smallest exchange: %s one dispatched token (%d bytes) "
+                    "with a signal to each of the %d other PEs, then waits for theirs\n",
+                    gpu ? "an empty kernel (<<<1, 32>>> on the stream)" : "no kernel (CPU form)",
+                    gpu ? "one block of 256 threads puts" : "the host API (shmem_putmem_signal, shmem_signal_wait_until) puts",
+                    H * l.xb + l.G * 4, npes - 1);
+        std::printf("| EP size | empty kernel | exchange floor | dispatch / floor | combine / floor |\n| ---: | ---: | ---: | ---: | ---: |\n");
+        char empty[32] = "-";
+        if (gpu) std::snprintf(empty, sizeof empty, "%.1f us", worst[kFloorEmpty]);
+        std::printf("| %d | %s | %.1f us | %s | %s |\n", npes, empty, fx, times(worst[kDisp]).c_str(), times(worst[kComb]).c_str());
         std::printf("\nwith the receive hook (send-only call, then the hook):\n");
         std::printf("| EP size | dispatch send | dispatch hook | combine send | combine hook |\n| ---: | ---: | ---: | ---: | ---: |\n");
         std::printf("| %d | %.1f us | %.1f us | %.1f us | %.1f us |\n", npes, worst[kDispSend], worst[kDispRecv],
@@ -605,6 +749,10 @@ int main(int argc, char** argv) {
         }
         print_counts(g.data() + kN + 1, kStride, npes);
         std::printf("RESULT ep dispatch_us %.2f\nRESULT ep combine_us %.2f\n", worst[kDisp], worst[kComb]);
+        if (gpu)  // (the CPU form has no kernel)
+            std::printf("RESULT ep dispatch_kernel_us %.2f\nRESULT ep combine_kernel_us %.2f\nRESULT ep floor_empty_us %.2f\n",
+                        worst[kDispKernel], worst[kCombKernel], worst[kFloorEmpty]);
+        std::printf("RESULT ep floor_exchange_us %.2f\n", fx);
         std::printf("PASS 04_moe_ep on %d PEs\n", npes);
         std::fflush(stdout);  // before the barrier: a PE failing after it ends the job at once
     }

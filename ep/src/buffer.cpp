@@ -59,6 +59,7 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     }
     const bool i64 = sizeof(Idx) == 8;
     const bool fuse = gpu_ && !send_only && !poison;  // the GPU send kernel also receives
+    const long long t0 = clock_begin(kClockDispatch);
     int sent = gpu_ ? GpuPath::dispatch_send(*this, s, x, idx, i64, poison ? 0 : T, poison, fuse)
                     : HostPath::dispatch_send(*this, static_cast<const uint16_t*>(x), idx, i64, poison ? 0 : T, poison);
     if (rc != kOk) return rc;
@@ -80,7 +81,13 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
         h->dispatch_received = true;
         return kOk;
     }
-    return send_only ? kOk : dispatch_recv(s, h);
+    if (!send_only) {  // the CPU form's receive, in this call (and in its time)
+        recv_pending_ = false;
+        h->dispatch_received = true;
+        rc = HostPath::dispatch_recv(*this);
+    }
+    if (rc == kOk) clock_end(kClockDispatch, t0);
+    return rc;
 }
 
 int Buffer::dispatch(cudaStream_t s, const void* x, const int32_t* idx, int T, Received* out, Handle* h, bool send_only) {
@@ -106,7 +113,10 @@ int Buffer::dispatch_recv(cudaStream_t s, Handle* h) {
                     static_cast<unsigned long long>(round_));
     recv_pending_ = false;
     h->dispatch_received = true;
-    return gpu_ ? GpuPath::dispatch_recv(*this, s) : HostPath::dispatch_recv(*this);
+    const long long t0 = clock_begin(kClockDispatchRecv);
+    const int rc = gpu_ ? GpuPath::dispatch_recv(*this, s) : HostPath::dispatch_recv(*this);
+    if (rc == kOk) clock_end(kClockDispatchRecv, t0);
+    return rc;
 }
 
 // Bad calls of combine and of its hook are refused before anything is sent. Where this PE
@@ -137,13 +147,18 @@ int Buffer::combine(cudaStream_t s, const void* expert_out, const float* w, void
     comb_round_ = round_;
     out_ = out;
     weights_ = w;
+    const long long t0 = clock_begin(kClockCombine);
     if (gpu_) {  // one kernel unless send_only (its receive needs no hook then)
         if (!send_only) comb_pending_ = false;
         return GpuPath::combine_send(*this, s, expert_out, w, out, h->num_tokens, !send_only);
     }
     rc = HostPath::combine_send(*this, static_cast<const uint16_t*>(expert_out));
-    if (rc != kOk) return rc;
-    return send_only ? kOk : combine_recv(s, h);
+    if (rc == kOk && !send_only) {  // the receive, in this call (and in its time)
+        comb_pending_ = false;
+        rc = HostPath::combine_recv(*this, w, static_cast<uint16_t*>(out), h->num_tokens);
+    }
+    if (rc == kOk) clock_end(kClockCombine, t0);
+    return rc;
 }
 
 int Buffer::combine_recv(cudaStream_t s, Handle* h) {
@@ -153,8 +168,11 @@ int Buffer::combine_recv(cudaStream_t s, Handle* h) {
                                       h ? static_cast<unsigned long long>(h->round) : 0ull,
                                       static_cast<unsigned long long>(round_), comb_pending_ ? "sent" : "not sent"));
     comb_pending_ = false;
-    return gpu_ ? GpuPath::combine_recv(*this, s, weights_, out_, h->num_tokens)
-                : HostPath::combine_recv(*this, weights_, static_cast<uint16_t*>(out_), h->num_tokens);
+    const long long t0 = clock_begin(kClockCombineRecv);
+    const int rc = gpu_ ? GpuPath::combine_recv(*this, s, weights_, out_, h->num_tokens)
+                        : HostPath::combine_recv(*this, weights_, static_cast<uint16_t*>(out_), h->num_tokens);
+    if (rc == kOk) clock_end(kClockCombineRecv, t0);
+    return rc;
 }
 
 int Buffer::refuse_combine(cudaStream_t s, int status) {

@@ -22,6 +22,7 @@
 
 #include <climits>
 
+#include "clock.cuh"
 #include "internal.h"
 #include "kishmem/ep/numerics.h"
 #include "prof.cuh"
@@ -41,6 +42,7 @@ struct Args {
     Layout l;
     char* base;         // this PE's block
     ErrorRecord* err;   // host-mapped
+    unsigned long long* clock;  // this call's two kernel clock stamps (clock.cuh), or null: off
 };
 
 // The first error of the buffer wins; the code is written last.
@@ -277,8 +279,8 @@ __device__ inline void send_token(const Args& a, const uint16_t* x, int t, const
 
 // Dispatch send (and, with fuse_recv, its receive in the last block to finish).
 template <class Idx>
-__global__ void __launch_bounds__(kThreads, 1) dispatch_send(Args a, const uint16_t* x, const Idx* idx, int T, int poison,
-                                                             int fuse_recv) {
+__global__ void __launch_bounds__(kThreads, 1) dispatch_send(const __grid_constant__ Args a, const uint16_t* x, const Idx* idx,
+                                                             int T, int poison, int fuse_recv) {
     const Layout& l = a.l;
     const View v{a.base};
     LocalState* st = v.local(l);
@@ -291,6 +293,7 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(Args a, const uint1
     int* s_base = s_experts + l.E;
     __shared__ int s_ent[kMaxEntries];
     __shared__ int s_rank[kMaxEntries];
+    clock_start(a.clock);
     KISHMEM_EP_PROF(kProfDispatch, round, 0);
     KISHMEM_EP_PROF(kProfDispatch, round, 5);
     const int K = l.K;
@@ -372,10 +375,15 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(Args a, const uint1
     }
     __syncthreads();
     if (fuse_recv && s_last) dispatch_finish(a);
+    clock_end(a.clock);
 }
 
 // The receive hook of dispatch: one block.
-__global__ void dispatch_recv(Args a) { dispatch_finish(a); }
+__global__ void dispatch_recv(const __grid_constant__ Args a) {
+    clock_start(a.clock);
+    dispatch_finish(a);
+    clock_end(a.clock);
+}
 
 // Combine's send part, by every block of the kernel. eo_off: expert_out - this PE's block
 // (in the symmetric heap), or kNoOff: pushed. Mapped receivers of a symmetric expert_out are
@@ -543,21 +551,29 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
 }
 
 // Combine send only (a send_only call; its hook is combine_recv).
-__global__ void __launch_bounds__(kThreads, 1) combine_send(Args a, const uint16_t* eo, long long eo_off) {
+__global__ void __launch_bounds__(kThreads, 1) combine_send(const __grid_constant__ Args a, const uint16_t* eo,
+                                                            long long eo_off) {
+    clock_start(a.clock);
     combine_push(a, eo, eo_off, View{a.base}.local(a.l)->round);
+    clock_end(a.clock);
 }
 
 // The receive hook of combine.
-__global__ void __launch_bounds__(kRecvThreads) combine_recv(Args a, const float* w, uint16_t* out, int T) {
+__global__ void __launch_bounds__(kRecvThreads) combine_recv(const __grid_constant__ Args a, const float* w, uint16_t* out,
+                                                             int T) {
+    clock_start(a.clock);
     combine_reduce(a, w, out, T);
+    clock_end(a.clock);
 }
 
 // Combine in one kernel: send, then receive. Every block waits for every sender, so the blocks
 // stay within SMs / PEs (PEs may share the GPU): the other PEs' blocks keep room.
-__global__ void __launch_bounds__(kRecvThreads) combine_all(Args a, const uint16_t* eo, long long eo_off, const float* w,
-                                                            uint16_t* out, int T) {
+__global__ void __launch_bounds__(kRecvThreads) combine_all(const __grid_constant__ Args a, const uint16_t* eo,
+                                                            long long eo_off, const float* w, uint16_t* out, int T) {
+    clock_start(a.clock);
     combine_push(a, eo, eo_off, View{a.base}.local(a.l)->round);
     combine_reduce(a, w, out, T);
+    clock_end(a.clock);
 }
 
 }  // namespace kishmem::ep::gpu

@@ -16,6 +16,7 @@ int GpuPath::combine_recv(Buffer&, cudaStream_t, const float*, void*, int) { ret
 int GpuPath::combine_bad_input(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::combine_acknowledge(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::check(Buffer&, cudaStream_t) { return kOk; }
+int GpuPath::read_clock(Buffer&, unsigned long long*) { return kNoGpu; }
 int GpuPath::copy_to_device(void*, const void*, size_t) { return kNoGpu; }
 int GpuPath::zero_device(void*, size_t) { return kNoGpu; }
 

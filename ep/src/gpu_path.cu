@@ -9,8 +9,10 @@
 
 #include "gpu_kernels.cuh"
 
-// The kernels' argument block (GpuPath, a friend of Buffer, builds it).
-#define KISHMEM_EP_ARGS(b) (gpu::Args{(b).layout_, (b).base_, static_cast<ErrorRecord*>((b).err_)})
+// The kernels' argument block for a call of kind `call` on stream s (GpuPath, a friend of
+// Buffer, builds it).
+#define KISHMEM_EP_ARGS(b, s, call) \
+    (gpu::Args{(b).layout_, (b).base_, static_cast<ErrorRecord*>((b).err_), GpuPath::clock_slot(b, s, Buffer::call)})
 
 namespace kishmem::ep {
 namespace {
@@ -75,6 +77,11 @@ int GpuPath::init(Buffer& b) {
     }
     b.err_ = dev;
     b.err_host_ = host;
+    if (cudaMalloc(&b.clock_dev_, 2 * Buffer::kClockCalls * sizeof *b.clock_dev_) != cudaSuccess) {
+        b.clock_dev_ = nullptr;
+        fini(b);
+        return kNoGpu;
+    }
     // Kernels of several PEs share one GPU and some of them spin: every kernel here prefers the
     // same (largest) shared-memory split, so that one PE's waiting blocks never leave an SM in a
     // configuration another PE's blocks cannot join.
@@ -136,6 +143,8 @@ void GpuPath::fini(Buffer& b) {
 #endif
     if (b.err_host_) cudaFreeHost(b.err_host_);
     b.err_host_ = b.err_ = nullptr;
+    if (b.clock_dev_) cudaFree(b.clock_dev_);
+    b.clock_dev_ = nullptr;
 }
 
 int GpuPath::copy_to_device(void* dst, const void* src, size_t n) {
@@ -152,9 +161,25 @@ int GpuPath::zero_device(void* dst, size_t n) {
     return kNoGpu;
 }
 
+unsigned long long* GpuPath::clock_slot(Buffer& b, cudaStream_t s, int call) {
+    if (!b.clock_on_ || !b.clock_dev_) return nullptr;
+    unsigned long long* c = b.clock_dev_ + 2 * call;
+    cudaMemsetAsync(c, 0, 2 * sizeof *c, s);  // (a failure shows at the launch's check)
+    return c;
+}
+
+int GpuPath::read_clock(Buffer& b, unsigned long long* stamps) {
+    const size_t n = 2 * Buffer::kClockCalls * sizeof *stamps;
+    const cudaError_t e = b.clock_dev_ ? cudaMemcpy(stamps, b.clock_dev_, n, cudaMemcpyDeviceToHost) : cudaErrorInvalidValue;
+    if (e == cudaSuccess) return kOk;
+    cudaGetLastError();
+    return b.fail(kNoGpu, "kernel_times", "copying the kernel clock's %zu bytes from the GPU failed: %s", n,
+                  cudaGetErrorString(e));
+}
+
 int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison,
                            bool fuse_recv) {
-    const gpu::Args a = KISHMEM_EP_ARGS(b);
+    const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockDispatch);
     const auto* xs = static_cast<const uint16_t*>(x);
     const int f = fuse_recv ? 1 : 0;
     const size_t smem = 2 * sizeof(int) * static_cast<size_t>(b.layout_.E);  // per-expert counts and first rows
@@ -165,7 +190,7 @@ int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void*
 }
 
 int GpuPath::dispatch_recv(Buffer& b, cudaStream_t s) {
-    gpu::dispatch_recv<<<1, 128, 0, s>>>(KISHMEM_EP_ARGS(b));
+    gpu::dispatch_recv<<<1, 128, 0, s>>>(KISHMEM_EP_ARGS(b, s, kClockDispatchRecv));
     return launched(b, "dispatch_recv");
 }
 
@@ -195,14 +220,17 @@ long long expert_out_offset(const Layout& l, const char* base, const void* eo) {
 int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float* w, void* out, int T, bool fuse_recv) {
     const auto* e = static_cast<const uint16_t*>(eo);
     const long long off = expert_out_offset(b.layout_, b.base_, eo);
+    const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockCombine);
     if (fuse_recv)
-        gpu::combine_all<<<waiting_blocks(b.sms_, b.dev_sms_, T), gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), e, off, w, static_cast<uint16_t*>(out), T);
-    else gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(KISHMEM_EP_ARGS(b), e, off);
+        gpu::combine_all<<<waiting_blocks(b.sms_, b.dev_sms_, T), gpu::kRecvThreads, 0, s>>>(a, e, off, w,
+                                                                                             static_cast<uint16_t*>(out), T);
+    else gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(a, e, off);
     return launched(b, "combine");
 }
 
 int GpuPath::combine_recv(Buffer& b, cudaStream_t s, const float* w, void* out, int T) {
-    gpu::combine_recv<<<waiting_blocks(b.sms_, b.dev_sms_, T), gpu::kRecvThreads, 0, s>>>(KISHMEM_EP_ARGS(b), w, static_cast<uint16_t*>(out), T);
+    const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockCombineRecv);
+    gpu::combine_recv<<<waiting_blocks(b.sms_, b.dev_sms_, T), gpu::kRecvThreads, 0, s>>>(a, w, static_cast<uint16_t*>(out), T);
     return launched(b, "combine_recv");
 }
 

@@ -91,6 +91,11 @@ struct GpuPath {
     // a refused hook after a sent combine: its acknowledgement to the mapped PEs (gpu_refuse.cu)
     static int combine_acknowledge(Buffer& b, cudaStream_t s);
     static int check(Buffer& b, cudaStream_t s);  // synchronizes; reports the error record
+    // The kernel clock: the two stamps a call of kind `call` gives its kernels, reset on the
+    // stream first (null while the clock is off; gpu_path.cu only); and every kind's stamps
+    // copied to the host (stamps[2 * kClockCalls]; kOk, or kNoGpu after a message).
+    static unsigned long long* clock_slot(Buffer& b, cudaStream_t s, int call);
+    static int read_clock(Buffer& b, unsigned long long* stamps);
     static int copy_to_device(void* dst, const void* src, size_t n);  // kOk, or kNoGpu after a message
     static int zero_device(void* dst, size_t n);
 };

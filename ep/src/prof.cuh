@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "clock.cuh"
+
 namespace kishmem::ep::gpu {
 
 enum ProfKind { kProfDispatch = 0, kProfCombineSend = 1, kProfCombineRecv = 2, kProfKinds = 3 };
@@ -14,16 +16,11 @@ constexpr int kProfRounds = 256, kProfStages = 8;
 #if defined(KISHMEM_EP_PROFILE)
 __device__ unsigned long long g_prof[kProfKinds][kProfRounds][kProfStages];
 
-__device__ inline unsigned long long prof_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 // Stage 0 keeps the earliest time (stored complemented, so that max finds it); others the latest.
 #define KISHMEM_EP_PROF(kind, round, stage)                                                                 \
     do {                                                                                                    \
         if (threadIdx.x == 0) {                                                                             \
-            const unsigned long long t_ = ::kishmem::ep::gpu::prof_now();                                   \
+            const unsigned long long t_ = ::kishmem::ep::gpu::globaltimer();                                \
             atomicMax(&::kishmem::ep::gpu::g_prof[kind][(round) % kProfRounds][stage], (stage) == 0 ? ~t_ : t_); \
         }                                                                                                   \
     } while (0)

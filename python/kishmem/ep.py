@@ -294,6 +294,19 @@ class Buffer:
             return out, self._event(async_finish), hook
         return out, self._event(async_finish), None
 
+    # ---- kernel time -------------------------------------------------------------------------
+    def set_kernel_clock(self, on):
+        """The kernel clock (kishmem::ep::Buffer::set_kernel_clock), off by default: while on, each
+        call also keeps its own time (GPU heap: from its kernels' first block start to their last
+        block end, by the GPU's global timer; host heap: the call's work on the host)."""
+        self._b.set_kernel_clock(bool(on))
+
+    def kernel_times(self):
+        """The last dispatch's, dispatch hook's, combine's and combine hook's time in microseconds:
+        a dict with dispatch_us, dispatch_recv_us, combine_us, combine_recv_us (-1: the last such
+        call ran with the clock off). GPU heap: after synchronizing the stream of those calls."""
+        return self._b.kernel_times()
+
     def check(self):
         """Errors found inside kernels (GPU heap: synchronizes the current stream), raised as Error."""
         self._b.check(self._stream())

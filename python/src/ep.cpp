@@ -152,6 +152,20 @@ void bind_ep(::py::module_& m) {
             }
             self.check(rc);
         })
+        .def("set_kernel_clock", [](PyBuffer& self, bool on) { self.get().set_kernel_clock(on); })
+        .def("kernel_times", [](PyBuffer& self) {
+            ep::KernelTimes t;
+            {
+                ::py::gil_scoped_release nogil;
+                t = self.get().kernel_times();
+            }
+            ::py::dict d;
+            d["dispatch_us"] = t.dispatch_us;
+            d["dispatch_recv_us"] = t.dispatch_recv_us;
+            d["combine_us"] = t.combine_us;
+            d["combine_recv_us"] = t.combine_recv_us;
+            return d;
+        })
         .def("check", [](PyBuffer& self, uintptr_t s) {
             int rc;
             {

@@ -118,6 +118,29 @@ def test_rounds(shmem, use_fp8, hook):
     buf.destroy()
 
 
+def test_kernel_clock(shmem):
+    """The kernel clock (the CPU form: each call's host time): off by default; on, every kind of
+    call whose last call ran with it has a time, the others -1 (a call without hook receives
+    itself: the hooks keep their own)."""
+    n = shmem.n_pes()
+    buf = shmem.ep.Buffer(shmem.TEAM_WORLD, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=True)
+    keys = ("dispatch_us", "dispatch_recv_us", "combine_us", "combine_recv_us")
+    check_round(shmem, buf, shmem.TEAM_WORLD, 50, True, torch.int64, False, False)
+    assert buf.kernel_times() == dict.fromkeys(keys, -1.0)
+    buf.set_kernel_clock(True)
+    check_round(shmem, buf, shmem.TEAM_WORLD, 51, True, torch.int64, False, False)
+    t = buf.kernel_times()
+    assert t["dispatch_us"] >= 0 and t["combine_us"] >= 0 and t["dispatch_recv_us"] == -1 and t["combine_recv_us"] == -1, t
+    check_round(shmem, buf, shmem.TEAM_WORLD, 52, True, torch.int64, True, False)
+    t = buf.kernel_times()
+    assert all(t[k] >= 0 for k in keys), t
+    buf.set_kernel_clock(False)
+    check_round(shmem, buf, shmem.TEAM_WORLD, 53, True, torch.int64, False, False)
+    t = buf.kernel_times()
+    assert t["dispatch_us"] == -1 and t["combine_us"] == -1 and t["dispatch_recv_us"] >= 0 and t["combine_recv_us"] >= 0, t
+    buf.destroy()
+
+
 def test_group_split(shmem):
     """Buffers over two teams at once (even and odd PEs), each PE in its own."""
     me, n = shmem.my_pe(), shmem.n_pes()

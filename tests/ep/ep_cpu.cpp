@@ -1,7 +1,8 @@
 // kishmem::ep, CPU form (host heap): rounds of dispatch and combine with FP8 and bf16, int32 and
 // int64 indices, with and without the receive hooks, token counts that differ between PEs and
 // rounds; every received row and every combined value checked against an independent host
-// computation (ep_common.h).
+// computation (ep_common.h). The kernel clock is on from round 4: the CPU form reports each call's
+// host time, and -1 for the calls of a kind whose last one ran without it.
 #include <cstdio>
 
 #include "ep_common.h"
@@ -39,6 +40,22 @@ int one_round(Buffer& b, const eptest::Shape& s, Format f, int round, bool hook)
     return eptest::check_combined(s, f, round, me, Ts[me], out.data());
 }
 
+// After a round (one_round: dispatch's hook with `hook`, combine's without): every kind of call
+// has a time when its last call ran with the clock on (timed[], kept by the caller), else -1.
+int check_clock(Buffer& b, int round, bool hook, bool timed[4]) {
+    const KernelTimes t = b.kernel_times();
+    const bool on = b.kernel_clock();
+    const double got[] = {t.dispatch_us, t.dispatch_recv_us, t.combine_us, t.combine_recv_us};
+    const bool called[] = {true, hook, true, !hook};  // dispatch, its hook, combine, its hook
+    for (int i = 0; i < 4; ++i) {
+        if (called[i]) timed[i] = on;
+        if (timed[i] ? got[i] < 0 : got[i] != -1)
+            return eptest::fail("kernel_times (dispatch, hook, combine, hook): round, call", shmem_my_pe(), round, i, got[i],
+                                timed[i] ? 0 : -1);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main() {
@@ -67,9 +84,12 @@ int main() {
             std::fprintf(stderr, "FAIL: PE %d: bytes() = %zu, formula %zu\n", me, b->bytes(), want);
             bad++;
         }
+        bool timed[4] = {};
         for (int round = 1; round <= 6 && !bad; ++round) {
             const bool hook = round % 3 == 0;
+            b->set_kernel_clock(round >= 4);
             bad += round % 2 ? one_round<int64_t>(*b, s, f, round, hook) : one_round<int32_t>(*b, s, f, round, hook);
+            bad += bad ? 0 : check_clock(*b, round, hook, timed);
         }
         if (bad) shmem_global_exit(1);
         shmem_barrier_all();

@@ -60,6 +60,17 @@ struct Handle {
     bool combine_sent = false;
 };
 
+// Each call's own time while the kernel clock is on (Buffer::set_kernel_clock), in microseconds;
+// -1: the last call of that kind did not run with the clock on (or failed before its work).
+// dispatch / combine: the last such call (without send_only: send and receive; with send_only:
+// the send); dispatch_recv / combine_recv: the last hook.
+struct KernelTimes {
+    double dispatch_us = -1;
+    double dispatch_recv_us = -1;
+    double combine_us = -1;
+    double combine_recv_us = -1;
+};
+
 class Buffer {
 public:
     // Collective over `team` (every PE of the team, same config; the symmetric allocation makes it
@@ -98,6 +109,20 @@ public:
     int check(cudaStream_t stream);
     const std::string& last_error() const { return last_error_; }
 
+    // The kernel clock, off by default: the time a call's kernels take, as DeepEP's and
+    // TRT-LLM's tables give it (the latency between events around the call also holds the
+    // launch). GPU heap: each block's thread 0 reads the GPU's global timer (%globaltimer) at the
+    // block's start and end; a call's time runs from its first block's start to its last block's
+    // end, over the kernels of that call. While on, each call first resets its two stamps with a
+    // 16-byte cudaMemsetAsync on its stream; while off the kernels get a null pointer and stamp
+    // nothing. Host heap: the call's work on the host (steady clock; there is no kernel).
+    void set_kernel_clock(bool on) { clock_on_ = on; }
+    bool kernel_clock() const { return clock_on_; }
+    // The last call of each kind (see KernelTimes). GPU heap: call it after synchronizing the
+    // stream of those calls (it copies 64 bytes from the GPU); on a failed copy every value is -1
+    // after a message.
+    KernelTimes kernel_times();
+
     // A call that the caller's own checks refuse (a binding's: dtype, shape, device): reported
     // as the library reports its own bad input, `why` as the message, and the peers told the same
     // way (their receive reports this PE's bad input instead of waiting). refuse_dispatch stands
@@ -118,6 +143,11 @@ private:
     // A bad call of combine or combine_recv: where this PE owes the round's combine, its peers
     // get a combine flag with the bad-input bit instead (they report it); returns status.
     int refuse_combine(cudaStream_t s, int status);
+    // The kernel clock around one call of kind `call` (clock.cpp): begin notes whether it runs
+    // clocked and returns the host's start (CPU form), end keeps the CPU form's duration.
+    enum ClockCall : int { kClockDispatch, kClockDispatchRecv, kClockCombine, kClockCombineRecv, kClockCalls };
+    long long clock_begin(int call);
+    void clock_end(int call, long long t0);
 
     Config cfg_{};
     Layout layout_{};
@@ -136,6 +166,10 @@ private:
     void* out_ = nullptr;        // combine's out and topk_weights, kept for combine_recv
     const float* weights_ = nullptr;
     std::string last_error_;
+    bool clock_on_ = false;
+    bool clock_ran_[kClockCalls] = {};       // the last call of each kind ran with the clock on
+    double clock_host_us_[kClockCalls] = {};  // CPU form: its duration (-1: failed before its work)
+    unsigned long long* clock_dev_ = nullptr;  // GPU: [kClockCalls][2] stamps (start complemented, end), device memory
     friend struct GpuPath;
     friend struct HostPath;
 };
