@@ -42,6 +42,9 @@ NP=$(( ${#HOSTS[@]} * PPN ))
 HOSTLIST=$(printf '%s:'"$PPN"',' "${HOSTS[@]}"); HOSTLIST=${HOSTLIST%,}
 source "$ROOT/tools/gpu/common.sh"
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
+# The 4 PEs share the one GPU across the simulated hosts, but each host's launcher counts 2, for
+# which the library would ask 32 hardware queues per PE (MPS gives its clients about 64 in all).
+export KISHMEM_CUDA_CONNECTIONS=${KISHMEM_CUDA_CONNECTIONS:-16}
 
 cleanup() {
   [[ -n ${CUDA_MPS_LOG_DIRECTORY:-} && -d $CUDA_MPS_LOG_DIRECTORY ]] && cp -r "$CUDA_MPS_LOG_DIRECTORY" "$RES/mps" 2>/dev/null
