@@ -77,7 +77,10 @@ int GpuPath::init(Buffer& b) {
     }
     b.err_ = dev;
     b.err_host_ = host;
-    if (cudaMalloc(&b.clock_dev_, 2 * Buffer::kClockCalls * sizeof *b.clock_dev_) != cudaSuccess) {
+    // Zeroed: kernel_times reads every call's stamps, also of calls not yet timed.
+    const size_t clock_bytes = 2 * Buffer::kClockCalls * sizeof *b.clock_dev_;
+    if (cudaMalloc(&b.clock_dev_, clock_bytes) != cudaSuccess || cudaMemset(b.clock_dev_, 0, clock_bytes) != cudaSuccess) {
+        if (b.clock_dev_) cudaFree(b.clock_dev_);
         b.clock_dev_ = nullptr;
         fini(b);
         return kNoGpu;
