@@ -38,10 +38,22 @@ _DL = {
 }
 
 
+_dtype_names = {}  # dtype object -> name: every call of kishmem.ep checks several dtypes
+
+
 def dtype_name(dtype):
     """'float32' for torch.float32 or numpy.float32 (or their dtype objects)."""
+    try:
+        return _dtype_names[dtype]
+    except (KeyError, TypeError):
+        pass
     s = str(dtype)
-    return s[len("torch."):] if s.startswith("torch.") else _np().dtype(dtype).name
+    name = s[len("torch."):] if s.startswith("torch.") else _np().dtype(dtype).name
+    try:
+        _dtype_names[dtype] = name
+    except TypeError:  # (not hashable)
+        pass
+    return name
 
 
 def is_tensor(obj):

@@ -146,9 +146,10 @@ class Buffer:
             return f"{what} has dtype torch.{name}, expected " + " or ".join(f"torch.{d}" for d in dtypes)
         if tuple(obj.shape) != tuple(shape):
             return f"{what} has shape {list(obj.shape)}, expected {list(shape)}"
-        dev = -1 if obj.device.type == "cpu" else (obj.device.index if obj.device.type == "cuda" else -2)
+        d = obj.device
+        dev = -1 if d.type == "cpu" else (d.index if d.type == "cuda" else -2)
         if dev != self._dev:
-            return f"{what} is on {obj.device} but the buffer is on {self.device}"
+            return f"{what} is on {d} but the buffer is on {self.device}"
         if not obj.is_contiguous():
             return f"{what} is not contiguous"
         return ""
