@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cuda_connections.h"
 #include "kishmem/device/state.h"
 #include "kishmem/env.h"
 #include "state.h"
@@ -173,7 +174,15 @@ bool open_device_heap(std::size_t heap_bytes, const routes::Setup& setup, const 
     if (ok && setup.device_heap_off_host)
         ok = false, why = "PEs on other hosts need UCX to reach a GPU heap, and this library was built without it";
 #endif
-    if (ok) ok = dh->open(local_rank, heap_bytes, &why) == Status::ok;
+    if (ok) {
+        const Status st = dh->open(local_rank, heap_bytes, &why);
+        ok = st == Status::ok;
+        // A CUDA context that ran out of memory at creation: under MPS the work queues asked for
+        // each process (cuda_connections.cpp) come out of one pool for the GPU's clients.
+        if (const long q = cuda_connections_asked(); st == Status::no_memory && q > 0 && why.rfind("cudaSetDevice", 0) == 0)
+            why += " (kishmem asked CUDA for " + std::to_string(q) + " work queues per process: under MPS the PEs of a "
+                   "GPU share one pool; set KISHMEM_CUDA_CONNECTIONS lower, or 0 for CUDA's choice)";
+    }
     // Every PE must agree: one PE without a GPU makes the whole job use host heaps (auto).
     std::vector<Blob> all;
     Blob handle = ok ? dh->export_blob() : Blob{};

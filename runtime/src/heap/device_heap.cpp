@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "kishmem/env.h"
-#include "../cuda_connections.h"
 
 namespace kishmem {
 
@@ -28,10 +27,7 @@ Status DeviceHeap::open(int local_rank, std::size_t bytes, std::string* why) {
     device_ = want >= 0 ? static_cast<int>(want % n) : local_rank % n;
     if ((e = cudaSetDevice(device_)) != cudaSuccess) {
         *why = err("cudaSetDevice", e);
-        if (const long q = cuda_connections_asked(); q > 0 && e == cudaErrorMemoryAllocation)
-            *why += " (kishmem asked CUDA for " + std::to_string(q) + " work queues per process: under MPS the PEs of "
-                    "a GPU share one pool; set KISHMEM_CUDA_CONNECTIONS lower, or 0 for CUDA's choice)";
-        return Status::unsupported;
+        return e == cudaErrorMemoryAllocation ? Status::no_memory : Status::unsupported;  // (init says why)
     }
     void* p = nullptr;
     if ((e = cudaMalloc(&p, bytes)) != cudaSuccess)
