@@ -18,13 +18,19 @@ fails=0
 (cd build-gpu && ctest -R '^(gpu\.ep|python\.gpu)\.' -j1 --output-on-failure) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
 grep -q "python\.gpu" "$RES/ctest.txt" || { echo "FAIL: no python.gpu tests: $(grep 'kishmem: .*Python\|pybind11' "$RES/configure.log")"; fails=$((fails + 1)); }
 grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt"
-run() {  # run NAME NP ENV... -- ARGS
-  local name=$1 np=$2; shift 2
+# job LOG NAME NP ENV... -- CMD...: CMD on NP PEs of the GPU heap, its output appended to $RES/LOG.
+job() {
+  local log=$RES/$1 name=$2 np=$3; shift 3
   local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
-  echo "== $name" >> "$RES/flagship.txt"
+  echo "== $name" >> "$log"
   env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device "${envs[@]}" timeout "${EP_RUN_TIMEOUT:-200}" mpirun -np "$np" --bind-to none \
     ${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:+-x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} \
-    build-gpu/examples/04_moe_ep "$@" >> "$RES/flagship.txt" 2>&1 || { echo "FAIL $name (status $?; 124: timed out)"; fails=$((fails + 1)); }
+    "$@" >> "$log" 2>&1 || { echo "FAIL $name (status $?; 124: timed out)"; fails=$((fails + 1)); }
+}
+run() {  # run NAME NP ENV... -- ARGS: the flagship
+  local name=$1 np=$2; shift 2
+  local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
+  job flagship.txt "$name" "$np" "${envs[@]}" -- build-gpu/examples/04_moe_ep "$@"
 }
 for np in 2 4; do
   for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
@@ -37,16 +43,10 @@ done
 for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 # From Python as users run it (issue 24): the MoE layer example at 2 and 4 PEs, and DeepEP's
 # low-latency table at the flagship's default shape beside the C++ flagship's 2-PE row above.
-pyrun() {  # pyrun NAME NP SCRIPT ARGS...
-  local name=$1 np=$2; shift 2
-  echo "== $name" >> "$RES/python.txt"
-  env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 \
-    timeout "${EP_RUN_TIMEOUT:-200}" mpirun -np "$np" --bind-to none -x PYTHONPATH -x PYTHONUNBUFFERED \
-    python3 "$@" >> "$RES/python.txt" 2>&1 || { echo "FAIL $name (status $?; 124: timed out)"; fails=$((fails + 1)); }
-}
 if [[ -d build-gpu/python/kishmem ]]; then
-  for np in 2 4; do pyrun "05_moe_ep.py np$np" "$np" examples/05_moe_ep.py; done
-  pyrun "bench_ep.py np2 fp8" 2 python/bench_ep.py --rounds 20 --check
+  py=(PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 --)
+  for np in 2 4; do job python.txt "05_moe_ep.py np$np" "$np" "${py[@]}" python3 examples/05_moe_ep.py; done
+  job python.txt "bench_ep.py np2 fp8" 2 "${py[@]}" python3 python/bench_ep.py --rounds 20 --check
   grep -E "^== |PASS|FAIL|^\| [0-9]" "$RES/python.txt"
 else echo "FAIL: the Python package was not built"; fails=$((fails + 1)); fi
 grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"

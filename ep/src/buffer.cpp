@@ -76,15 +76,10 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     out->src = v.recv_src(layout_);
     out->local_experts = layout_.L;
     out->max_recv = layout_.R;
-    if (fuse) {
+    if (!send_only) {  // received in this call: by the GPU's send kernel (fuse), or here (and in its time)
         recv_pending_ = false;
         h->dispatch_received = true;
-        return kOk;
-    }
-    if (!send_only) {  // the CPU form's receive, in this call (and in its time)
-        recv_pending_ = false;
-        h->dispatch_received = true;
-        rc = HostPath::dispatch_recv(*this);
+        if (!gpu_) rc = HostPath::dispatch_recv(*this);
     }
     if (rc == kOk) clock_end(kClockDispatch, t0);
     return rc;
