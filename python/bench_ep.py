@@ -3,15 +3,18 @@
 
     mpirun -np 4 python3 python/bench_ep.py [--tokens 128 --hidden 7168 --topk 8 --experts-per-pe 32 --bf16]
 
-Latency as DeepEP measures it: from the call until the data is usable (GPU: CUDA events around
-the call on the current stream, after a barrier; CPU form: the call's wall time, after a barrier),
-median over the rounds per PE, the slowest PE's median. Bandwidth = tokens x topk x hidden x
-bytes / time (1 byte FP8, 2 bf16), ideal = the same bytes over a link (no latency term), as
-kishmem/ep/plan.h. Python's own cost per call is included in the latency; the kernel time (as
-DeepEP's and the C++ flagship's tables give it: the call's kernels from their first block's start
-to their last block's end, Buffer.kernel_times, in a pass of its own) is not. --check compares the
-first and last round's output with a torch reference (identity experts: out = sum_k w *
-dequantized token).
+Latency as the C++ flagship (examples/04_moe_ep) takes it, so that the two tables compare: from
+the call until the data is usable. GPU: a barrier on the current stream
+(kishmem.barrier_all_on_stream), then CUDA events on that stream around the call; the host
+queues the call while the barrier runs, as a training step queues its work ahead of the GPU.
+CPU form: a barrier, then the call's wall time. Median over the rounds per PE, the slowest PE's
+median. Bandwidth = tokens x topk x hidden x bytes / time (1 byte FP8, 2 bf16), ideal = the same
+bytes over a link (no latency term), as kishmem/ep/plan.h. The host's own time per call
+(Python, the checks, the launch: the host clock around the call) has a column of its own; the
+kernel time (as DeepEP's and the flagship's tables give it: the call's kernels from their first
+block's start to their last block's end, Buffer.kernel_times, in a pass of its own) too.
+--check compares the first and last round's output with a torch reference (identity experts:
+out = sum_k w * dequantized token).
 """
 import argparse
 import os
@@ -27,7 +30,7 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
     sys.path.pop(0)
 import kishmem  # noqa: E402
 
-DISP, COMB, DSEND, DHOOK, CSEND, CHOOK, KDISP, KCOMB = range(8)
+DISP, COMB, DSEND, DHOOK, CSEND, CHOOK, KDISP, KCOMB, HDISP, HCOMB = range(10)
 
 
 def main():
@@ -53,30 +56,39 @@ def main():
     idx, w = kishmem.ep.select_topk(scores, K, min(a.max_nodes, n), L)
     buf = kishmem.ep.Buffer(kishmem.TEAM_WORLD, T, H, E, K, use_fp8=fp8)
 
+    # As the flagship: on the GPU the barrier is on the stream, so the PEs' kernels start together.
+    barrier = kishmem.barrier_all_on_stream if gpu else kishmem.barrier_all
+    host_us = [0.0]  # the host clock around the last call clocked
+
     def clock(fn):
-        kishmem.barrier_all()
         if gpu:
             torch.cuda.synchronize()
-            kishmem.barrier_all()
+            barrier()
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             s.record()
+            t0 = time.perf_counter()
             r = fn()
+            host_us[0] = (time.perf_counter() - t0) * 1e6
             e.record()
             e.synchronize()
             return r, s.elapsed_time(e) * 1e3
+        barrier()
         t0 = time.perf_counter()
         r = fn()
-        return r, (time.perf_counter() - t0) * 1e6
+        host_us[0] = (time.perf_counter() - t0) * 1e6
+        return r, host_us[0]
 
-    times = [[] for _ in range(8)]
+    times = [[] for _ in range(10)]
     ok = True
     for r in range(a.rounds):
         (rx, cnt, h, _, _), t = clock(lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8))
         times[DISP].append(t)
+        times[HDISP].append(host_us[0])
         y = buf.get_next_low_latency_combine_buffer(h)
         y.copy_((kishmem.ep.dequantize(rx) if fp8 else rx).to(torch.bfloat16))  # identity experts
         (out, _, _), t = clock(lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True))
         times[COMB].append(t)
+        times[HCOMB].append(host_us[0])
         if a.check and r in (0, a.rounds - 1):
             ref = torch.zeros((T, H), device=dev)
             for k in range(K):
@@ -99,10 +111,10 @@ def main():
     # The kernels' own time, in a pass of its own (the clock's stamps stay out of the rounds above).
     buf.set_kernel_clock(True)
     for r in range(a.rounds):
-        kishmem.barrier_all()
+        barrier()
         rx, cnt, h, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
         y = buf.get_next_low_latency_combine_buffer(h)
-        kishmem.barrier_all()
+        barrier()
         buf.low_latency_combine(y, idx, w, h, zero_copy=True)
         if gpu:
             torch.cuda.synchronize()
@@ -111,7 +123,7 @@ def main():
         times[KCOMB].append(k["combine_us"])
     buf.set_kernel_clock(False)
     med = torch.tensor([statistics.median(v) for v in times], dtype=torch.float64)
-    allmed = kishmem.zeros((n, 8), dtype=torch.float64)
+    allmed = kishmem.zeros((n, len(times)), dtype=torch.float64)
     kishmem.barrier_all()
     kishmem.put(allmed[me], med.to(dev), 0)
     kishmem.barrier_all()
@@ -129,7 +141,11 @@ def main():
         print(f"| {n} | {worst[DISP]:.1f} us | {worst[KDISP]:.1f} us | {bw(xb, worst[DISP]):.2f} GB/s | {worst[COMB]:.1f} us | "
               f"{worst[KCOMB]:.1f} us | {bw(2, worst[COMB]):.2f} GB/s | {ideal(xb, 50):.1f} / {ideal(2, 50):.1f} us |")
         print(f"RESULT ep_python dispatch_us {worst[DISP]:.2f}\nRESULT ep_python combine_us {worst[COMB]:.2f}\n"
-              f"RESULT ep_python dispatch_kernel_us {worst[KDISP]:.2f}\nRESULT ep_python combine_kernel_us {worst[KCOMB]:.2f}")
+              f"RESULT ep_python dispatch_kernel_us {worst[KDISP]:.2f}\nRESULT ep_python combine_kernel_us {worst[KCOMB]:.2f}\n"
+              f"RESULT ep_python dispatch_host_us {worst[HDISP]:.2f}\nRESULT ep_python combine_host_us {worst[HCOMB]:.2f}")
+        if gpu:  # (the CPU form's latency is the host's time)
+            print(f"\nthe host's own time per call (Python, the checks, the launch): dispatch {worst[HDISP]:.1f} us, "
+                  f"combine {worst[HCOMB]:.1f} us")
         print("\nwith the receive hook (send-only call, then the hook):")
         print("| EP size | dispatch send | dispatch hook | combine send | combine hook |\n| ---: | ---: | ---: | ---: | ---: |")
         print(f"| {n} | {worst[DSEND]:.1f} us | {worst[DHOOK]:.1f} us | {worst[CSEND]:.1f} us | {worst[CHOOK]:.1f} us |")

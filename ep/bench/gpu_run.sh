@@ -42,12 +42,13 @@ for i in $(seq "${EP_NP8_RUNS:-3}"); do
 done
 for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 # From Python as users run it (issue 24): the MoE layer example at 2 and 4 PEs, and DeepEP's
-# low-latency table at the flagship's default shape beside the C++ flagship's 2-PE row above.
+# low-latency table at the flagship's default shape beside the C++ flagship's rows above, as ratios.
 if [[ -d build-gpu/python/kishmem ]]; then
   py=(PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 --)
   for np in 2 4; do job python.txt "05_moe_ep.py np$np" "$np" "${py[@]}" python3 examples/05_moe_ep.py; done
-  job python.txt "bench_ep.py np2 fp8" 2 "${py[@]}" python3 python/bench_ep.py --rounds 20 --check
-  grep -E "^== |PASS|FAIL|^\| [0-9]" "$RES/python.txt"
+  for np in 2 4; do job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py --check; done
+  grep -E "^== |PASS|FAIL|^\| [0-9]|host's own" "$RES/python.txt"
+  python3 "$ROOT/ep/bench/py_vs_cpp.py" "$RES/flagship.txt" "$RES/python.txt"
 else echo "FAIL: the Python package was not built"; fails=$((fails + 1)); fi
 grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
 # Work requests and bytes per call and PE over the software NIC and the proxy (shmemx_nic_stats).

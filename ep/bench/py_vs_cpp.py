@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Python's DeepEP table (python/bench_ep.py) against the C++ flagship's (examples/04_moe_ep) in
+one run of ep/bench/gpu_run.sh: each figure both give, as Python / C++.
+
+    py_vs_cpp.py FLAGSHIP_LOG PYTHON_LOG
+"""
+import re
+import sys
+
+
+def results(path):
+    """{section name ("== NAME" lines): {figure: value}} from a log's RESULT lines."""
+    out, cur = {}, None
+    for line in open(path, errors="replace"):
+        if line.startswith("== "):
+            cur = out.setdefault(line[3:].strip(), {})
+        m = re.match(r"RESULT \S+ (\S+) ([0-9.]+)", line)
+        if m and cur is not None:
+            cur[m.group(1)] = float(m.group(2))
+    return out
+
+
+def main(flagship, python):
+    cpp, py = results(flagship), results(python)
+    for np in (2, 4):
+        c, p = cpp.get(f"ldst np{np} fp8", {}), py.get(f"bench_ep.py np{np} fp8", {})
+        for k in ("dispatch_us", "combine_us", "dispatch_kernel_us", "combine_kernel_us"):
+            if k in c and k in p:
+                print(f"python / C++, {np} PEs, {k}: {p[k]:.1f} / {c[k]:.1f} us = {p[k] / c[k]:.2f}")
+            else:
+                print(f"python / C++, {np} PEs, {k}: not measured in both")
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:3]))
