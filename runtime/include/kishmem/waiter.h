@@ -9,7 +9,8 @@ namespace kishmem {
 struct WaitPolicy {
     void (*progress)() = nullptr;  // called on every spin (nullptr: nothing to progress)
     bool progress_any_thread = false;  // progress may run on any thread (SHMEM_THREAD_MULTIPLE)
-    bool yield = false;            // this host's PEs outnumber their CPUs: give the CPU away
+    bool yield = false;            // this host's PEs outnumber their CPUs: give the CPU away (a
+                                   // yield, then, in a long wait, sleeps: Waiter::spin)
     double hang_warn = 0;          // seconds before a wait says what it waits for (0: never)
     double hang_abort = 0;         // seconds before a wait aborts the job (0: never)
     // Called about once a second while a wait lasts, with the call and what it waits for: ends
@@ -62,6 +63,7 @@ private:
     void (*check_)(void*) = nullptr;
     void* check_arg_ = nullptr;
     unsigned count_ = 0;
+    unsigned sleep_ns_ = 0;  // the next sleep of a long wait where the policy yields (0: none yet)
     double start_ = 0;
     double next_watch_ = 0;
     bool warned_ = false;
