@@ -21,24 +21,24 @@ thread_local bool t_library_thread = false;
 
 void mark_library_thread() { t_library_thread = true; }
 
+void Backoff::pause() {
+    constexpr unsigned kYields = 256, kMaxSleepNs = 200000;
+    if (polls_ < kYields) {
+        ++polls_;
+        sched_yield();
+        return;
+    }
+    sleep_ns_ = sleep_ns_ == 0 ? 1000 : (sleep_ns_ * 2 > kMaxSleepNs ? kMaxSleepNs : sleep_ns_ * 2);
+    const timespec ts{0, static_cast<long>(sleep_ns_)};
+    nanosleep(&ts, nullptr);
+}
+
 void Waiter::spin() {
     const WaitPolicy& p = wait_policy();
     if (p.progress && (p.progress_any_thread || !t_library_thread)) p.progress();
     // Yield only where this host's PEs outnumber the cores they may run on together (or
     // KISHMEM_YIELD=1): a PE with a core of its own keeps spinning, however long it waits.
-    // There, a wait that lasts (kYieldsBeforeSleep polls) also sleeps, from 1 us doubling to
-    // kMaxSleepNs: on Linux 6.x (EEVDF) PEs that spin on sched_yield kept the PEs they waited
-    // for, and every other task, off both cores of a 2-core host for up to 23 s (docs/cluster.md).
-    if (p.yield) {
-        constexpr unsigned kYieldsBeforeSleep = 256, kMaxSleepNs = 200000;
-        if (count_ < kYieldsBeforeSleep) {
-            sched_yield();
-        } else {
-            sleep_ns_ = sleep_ns_ == 0 ? 1000 : (sleep_ns_ * 2 > kMaxSleepNs ? kMaxSleepNs : sleep_ns_ * 2);
-            const timespec ts{0, static_cast<long>(sleep_ns_)};
-            nanosleep(&ts, nullptr);
-        }
-    }
+    if (p.yield) backoff_.pause();
     // The clock is read every 1024 polls, every 16 where polls yield: on a loaded host a yield
     // can cost milliseconds, and 1024 of them kept PEs waiting 40 s without a word.
     if ((++count_ & (p.yield ? 15u : 1023u)) != 0) return;

@@ -9,8 +9,7 @@ namespace kishmem {
 struct WaitPolicy {
     void (*progress)() = nullptr;  // called on every spin (nullptr: nothing to progress)
     bool progress_any_thread = false;  // progress may run on any thread (SHMEM_THREAD_MULTIPLE)
-    bool yield = false;            // this host's PEs outnumber their CPUs: give the CPU away (a
-                                   // yield, then, in a long wait, sleeps: Waiter::spin)
+    bool yield = false;            // this host's PEs outnumber their CPUs: give the CPU away (Backoff)
     double hang_warn = 0;          // seconds before a wait says what it waits for (0: never)
     double hang_abort = 0;         // seconds before a wait aborts the job (0: never)
     // Called about once a second while a wait lasts, with the call and what it waits for: ends
@@ -30,6 +29,19 @@ inline void cpu_relax() {
     __asm__ __volatile__("yield" ::: "memory");
 #endif
 }
+
+// Gives the core away between two polls of a wait: sched_yield for the first 256 polls, then
+// sleeps from 1 us doubling to 200 us. On Linux 6.x (EEVDF) tasks that spin on sched_yield alone
+// kept the task they waited for, and every other, off both cores of a 2-core host for up to
+// 23 s (docs/cluster.md).
+class Backoff {
+public:
+    void pause();
+
+private:
+    unsigned polls_ = 0;
+    unsigned sleep_ns_ = 0;
+};
 
 // A bounded-spin wait: progresses, yields where the policy says, and warns / aborts per
 // KISHMEM_HANG_WARN / KISHMEM_HANG_ABORT naming `call` and what it waits for: `what_fmt`
@@ -63,7 +75,7 @@ private:
     void (*check_)(void*) = nullptr;
     void* check_arg_ = nullptr;
     unsigned count_ = 0;
-    unsigned sleep_ns_ = 0;  // the next sleep of a long wait where the policy yields (0: none yet)
+    Backoff backoff_;  // where the policy yields
     double start_ = 0;
     double next_watch_ = 0;
     bool warned_ = false;

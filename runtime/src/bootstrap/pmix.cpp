@@ -144,7 +144,8 @@ private:
         };
         PMIx_Register_event_handler(codes, sizeof codes / sizeof codes[0], nullptr, 0, on_event, cb, reg);
         const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-        while (!reg->done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) sched_yield();
+        Backoff backoff;
+        while (!reg->done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) backoff.pause();
         if (!reg->done.load(std::memory_order_acquire)) return;
         if (reg->status == PMIX_SUCCESS) handler_ = static_cast<long>(reg->id);
         delete reg;
@@ -182,9 +183,10 @@ private:
         bool warned = false;
         char what[128];
         std::snprintf(what, sizeof what, "every PE's bootstrap data (PMIx fence %u of %d PEs)", seq_ - 1, size_);
+        Backoff backoff;  // (the PMIx server and this client's PMIx thread need the cores)
         for (unsigned n = 0; !done.flag.load(std::memory_order_acquire); ++n) {
             if (progress) progress();
-            else sched_yield();
+            backoff.pause();
             if ((n & 15) != 15) continue;
             const auto t = clock::now();
             if (t < next) continue;

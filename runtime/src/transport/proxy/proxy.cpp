@@ -246,7 +246,8 @@ uint32_t Proxy::amo(const Desc& d, uint64_t* old, std::string* why) {
 uint32_t post_host(const Channel& c, uint8_t op, uint8_t aux, int pe, const DescBody& b) {
     const uint32_t idx = __atomic_fetch_add(c.resv, 1u, __ATOMIC_RELAXED);
     const uint32_t size = 1u << c.log_slots;
-    while (idx + 1 - load_acquire(c.done) > size) sched_yield();
+    Backoff backoff;  // (the proxy thread drains the ring)
+    while (idx + 1 - load_acquire(c.done) > size) backoff.pause();
     uint64_t* w = reinterpret_cast<uint64_t*>(desc_slot(c, idx));
     std::memcpy(w + 1, &b.w[1], 7 * sizeof(uint64_t));
     __atomic_store_n(w, desc_word0(idx + 1, op, aux, static_cast<uint32_t>(pe)), __ATOMIC_RELEASE);
