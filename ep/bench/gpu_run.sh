@@ -7,17 +7,17 @@
 # alltoallmem_on_stream moving the same bytes; the IBGDA and proxy runs also print the work
 # requests and bytes of one dispatch and one combine per PE. Results in $OUT (default ./ep-results).
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
+# `gpu_run.sh python`: only the Python table against the flagship's (FP8, 2 and 4 PEs: about
+# 100 s with the build).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/gpu/common.sh"
 gpu_begin ep-results
 gpu_configure build-gpu || exit 1
-gpu_build build-gpu ep_gpu 04_moe_ep ep_cpu || exit 1
+only_python=0; [[ ${1:-} == python ]] && only_python=1
+if (( only_python )); then gpu_build build-gpu 04_moe_ep kishmem_python || exit 1
+else gpu_build build-gpu ep_gpu 04_moe_ep ep_cpu || exit 1; fi
 mps_start && echo "MPS daemon started"
 fails=0
-# kishmem::ep's GPU tests and the Python package's GPU tests (python.gpu.*: 1, 2, 4 PEs).
-(cd build-gpu && ctest -R '^(gpu\.ep|python\.gpu)\.' -j1 --output-on-failure) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
-grep -q "python\.gpu" "$RES/ctest.txt" || { echo "FAIL: no python.gpu tests: $(grep 'kishmem: .*Python\|pybind11' "$RES/configure.log")"; fails=$((fails + 1)); }
-grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt"
 # job LOG NAME NP ENV... -- CMD...: CMD on NP PEs of the GPU heap, its output appended to $RES/LOG.
 job() {
   local log=$RES/$1 name=$2 np=$3; shift 3
@@ -32,6 +32,20 @@ run() {  # run NAME NP ENV... -- ARGS: the flagship
   local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
   job flagship.txt "$name" "$np" "${envs[@]}" -- build-gpu/examples/04_moe_ep "$@"
 }
+py=(PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 --)
+if (( only_python )); then
+  for np in 2 4; do
+    run "ldst np$np fp8" "$np" KISHMEM_REMOTE=auto -- --format fp8
+    job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py
+  done
+  grep -E "^== |^\| [0-9]|host's own" "$RES/flagship.txt" "$RES/python.txt"
+  python3 "$ROOT/ep/bench/py_vs_cpp.py" "$RES/flagship.txt" "$RES/python.txt"
+  exit $fails
+fi
+# kishmem::ep's GPU tests and the Python package's GPU tests (python.gpu.*: 1, 2, 4 PEs).
+(cd build-gpu && ctest -R '^(gpu\.ep|python\.gpu)\.' -j1 --output-on-failure) > "$RES/ctest.txt" 2>&1 || fails=$((fails + 1))
+grep -q "python\.gpu" "$RES/ctest.txt" || { echo "FAIL: no python.gpu tests: $(grep 'kishmem: .*Python\|pybind11' "$RES/configure.log")"; fails=$((fails + 1)); }
+grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt"
 for np in 2 4; do
   for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
 done
@@ -44,7 +58,6 @@ for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iter
 # From Python as users run it (issue 24): the MoE layer example at 2 and 4 PEs, and DeepEP's
 # low-latency table at the flagship's default shape beside the C++ flagship's rows above, as ratios.
 if [[ -d build-gpu/python/kishmem ]]; then
-  py=(PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 --)
   for np in 2 4; do job python.txt "05_moe_ep.py np$np" "$np" "${py[@]}" python3 examples/05_moe_ep.py; done
   for np in 2 4; do job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py --check; done
   grep -E "^== |PASS|FAIL|^\| [0-9]|host's own" "$RES/python.txt"
