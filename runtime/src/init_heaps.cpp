@@ -44,12 +44,17 @@ void open_ucx_registered(int nchan) {
     for (int r = 0; r < s.npes; ++r)
         want[r] = s.routes.heap[r] == routes::Path::ucx || s.routes.sync[r] == routes::Path::ucx;
     s.ucx = std::make_unique<UcxTransport>();
+    // A GPU heap's PEs wait inside CUDA calls, where no routine progresses UCX for peers.
+    const env::AutoBool pt = env::ucx_progress_thread();
+    const bool progress_thread = pt == env::AutoBool::on || (pt == env::AutoBool::auto_ && s.device_heap);
     Blob blob;
-    check_status(s.ucx->open(s.thread_level == kThreadMultiple, nchan, s.sync_base, s.sync_size, &blob), "shmem_init", s.pe);
+    check_status(s.ucx->open(s.thread_level == kThreadMultiple || progress_thread, nchan, s.sync_base, s.sync_size, &blob),
+                 "shmem_init", s.pe);
     std::vector<Blob> all;
     check_status(s.boot->allgather(blob, &all, nullptr), "shmem_init", s.pe);
     check_status(s.ucx->connect(all, want), "shmem_init", s.pe);
     wire_up(*s.ucx);
+    if (progress_thread) s.ucx->start_progress_thread();
     if (ucx_config::maps_same_host(std::getenv("UCX_TLS"))) {
         std::vector<char*> mapped(s.npes, nullptr);
         for (int r = 0; r < s.npes; ++r)

@@ -5,7 +5,6 @@
 // checks (liveness.h) apply to it.  The launcher's events about terminated processes and a lost
 // server connection are passed to the liveness checks.
 #include <pmix.h>
-#include <sched.h>
 
 #include <atomic>
 #include <chrono>

@@ -2,8 +2,6 @@
 #include "proxy.h"
 #include "kishmem/waiter.h"
 
-#include <sched.h>
-
 #include <cstdio>
 #include <cstring>
 

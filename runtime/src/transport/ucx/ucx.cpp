@@ -298,7 +298,18 @@ void UcxTransport::progress() {
     for (Channel& c : chan_) ucp_worker_progress(c.worker);
 }
 
+void UcxTransport::start_progress_thread() {
+    progress_thread_.start(
+        [this]() -> std::size_t {
+            std::size_t n = 0;
+            for (Channel& c : chan_) n += ucp_worker_progress(c.worker);
+            return n;
+        },
+        2000, 50);
+}
+
 void UcxTransport::close() {
+    progress_thread_.stop();
     for (Channel& c : chan_) {
         for (Peer& p : c.peers) {
             if (p.rkey) ucp_rkey_destroy(p.rkey);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "../progress_thread.h"
 #include "../shm/shm.h"
 #include "../transport.h"
 #include "kishmem/env.h"
@@ -38,6 +39,10 @@ public:
     // transport (ucx_config::maps_same_host).  Operations are counted, flushed and failed on
     // purpose (KISHMEM_SIM_UCX_FAIL) like the others.
     void map_peers(std::vector<char*> bases) { mapped_ = std::make_unique<ShmTransport>(std::move(bases)); }
+    // A thread that progresses every worker from now until close() (KISHMEM_UCX_PROGRESS_THREAD):
+    // peers' software RMA and atomics on this PE then complete while its own threads are
+    // elsewhere. The workers must have been opened for threads (open's thread_multiple).
+    void start_progress_thread();
     // For tests of the error paths (KISHMEM_SIM_UCX_FAIL): the nth operation of f.kind this
     // transport hands to UCX (over every channel and thread; puts, gets, atomics, flushes)
     // fails as if UCX had failed it, without reaching UCX.
@@ -97,6 +102,7 @@ private:
     std::vector<Channel> chan_;
     env::Fault<env::UcxFail> fault_;
     std::atomic<uint64_t> fault_seen_{0};  // operations of fault_.kind so far
+    ProgressThread progress_thread_;
 };
 
 }  // namespace kishmem
