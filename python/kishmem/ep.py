@@ -144,12 +144,12 @@ class Buffer:
         name = _t.dtype_name(obj.dtype)
         if name not in dtypes:
             return f"{what} has dtype torch.{name}, expected " + " or ".join(f"torch.{d}" for d in dtypes)
-        if tuple(obj.shape) != tuple(shape):
+        if obj.shape != shape:  # (torch.Size is a tuple)
             return f"{what} has shape {list(obj.shape)}, expected {list(shape)}"
-        d = obj.device
-        dev = -1 if d.type == "cpu" else (d.index if d.type == "cuda" else -2)
+        # (is_cuda and get_device: no torch.device made on the GPU form's every call)
+        dev = obj.get_device() if obj.is_cuda else (-1 if obj.device.type == "cpu" else -2)
         if dev != self._dev:
-            return f"{what} is on {d} but the buffer is on {self.device}"
+            return f"{what} is on {obj.device} but the buffer is on {self.device}"
         if not obj.is_contiguous():
             return f"{what} is not contiguous"
         return ""
