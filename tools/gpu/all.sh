@@ -14,7 +14,9 @@
 #   tools/gpu/all.sh start [STAGE...]  start the pass in the background (its own session, setsid)
 #                                      and return; results go to gpu-pass/ in the repository
 #   tools/gpu/all.sh wait SECONDS      print progress until the pass ends or SECONDS pass; when it
-#                                      has ended, copy summary.md and results.tar.gz into $OUT
+#                                      has ended, copy summary.md and results.tar.gz into $OUT;
+#                                      else what has ended so far (summary.partial.md,
+#                                      results.partial.tar.gz)
 #   tools/gpu/all.sh run [STAGE...]    the pass in the foreground (what start runs)
 # Exit status of wait: 0 all stages passed, 1 some failed, 3 still running.
 # Carried where the machine lacks them: .gpu-deps/pmix/include (PMIx headers), .gpu-deps/ucx
@@ -122,7 +124,17 @@ case ${1:-} in
       n=$(wc -l < "$PASS/progress.txt" 2>/dev/null || echo 0)
       (( n > seen )) && { tail -n +"$((seen + 1))" "$PASS/progress.txt"; seen=$n; }
       [[ -f $PASS/done ]] && break
-      (( SECONDS >= end )) && { echo "still running"; exit 3; }
+      if (( SECONDS >= end )); then
+        echo "still running"
+        # What has ended so far comes back with this call too: a machine given back before the
+        # next call keeps nothing (a pass at f5a685c was lost so).
+        if [[ -n ${OUT:-} ]]; then
+          { echo "(partial: the pass was still running at $(now); stages not listed had not ended)"
+            python3 tools/gpu/summary.py "$PASS" 2>/dev/null; } > "$OUT/summary.partial.md"
+          tar -C "$PASS" -czf "$OUT/results.partial.tar.gz" --exclude='*.tar.gz' . 2>/dev/null
+        fi
+        exit 3
+      fi
       sleep 5
     done
     if [[ -n ${OUT:-} ]]; then cp "$PASS/summary.md" "$PASS/results.tar.gz" "$OUT/" 2>/dev/null; fi
