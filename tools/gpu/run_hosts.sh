@@ -120,7 +120,11 @@ run() {
   echo "== $name (limit ${limit} s, ${left} s of the budget left)"
   timeout -k 5 "$limit" bash -c "$(declare -f hosts_mpirun); T='$T'; hosts_mpirun \"\$@\"" _ "$@" > "$log" 2>&1 &
   local job=$!
-  [[ -n ${HOSTS_STACKS_AFTER:-} ]] && { sleep "$HOSTS_STACKS_AFTER"; kill -0 "$job" 2>/dev/null && dump_stacks "$name"; }
+  if [[ -n ${HOSTS_STACKS_AFTER:-} ]]; then  # (a job that ends sooner is not held up)
+    local t0=$SECONDS
+    while kill -0 "$job" 2>/dev/null && (( SECONDS - t0 < HOSTS_STACKS_AFTER )); do sleep 0.5; done
+    kill -0 "$job" 2>/dev/null && dump_stacks "$name"
+  fi
   wait "$job"
   rc=$?
   (( rc == 124 || rc == 137 )) && echo "run_hosts: killed after ${limit} s (job limit)" >> "$log"
