@@ -20,16 +20,19 @@ def results(path):
     return out
 
 
-def main(flagship, python):
+def compare(flagship, python):
+    """Lines "python / C++, N PEs, FIGURE: P / C us = RATIO" for the logs' shared figures."""
     cpp, py = results(flagship), results(python)
+    out = []
     for np in (2, 4):
         c, p = cpp.get(f"ldst np{np} fp8", {}), py.get(f"bench_ep.py np{np} fp8", {})
         for k in ("dispatch_us", "combine_us", "dispatch_kernel_us", "combine_kernel_us"):
             if k in c and k in p:
-                print(f"python / C++, {np} PEs, {k}: {p[k]:.1f} / {c[k]:.1f} us = {p[k] / c[k]:.2f}")
+                out.append(f"python / C++, {np} PEs, {k}: {p[k]:.1f} / {c[k]:.1f} us = {p[k] / c[k]:.2f}")
             else:
-                print(f"python / C++, {np} PEs, {k}: not measured in both")
+                out.append(f"python / C++, {np} PEs, {k}: not measured in both")
+    return out
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:3]))
+    print("\n".join(compare(*sys.argv[1:3])))

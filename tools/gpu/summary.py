@@ -97,6 +97,10 @@ def main():
         nv = lines(read(d, "ep", "nvshmem.txt"), r"RESULT")
         if nv:
             print("NVSHMEM alltoallmem, same bytes:\n" + "\n".join(nv))
+        if read(d, "ep", "python.txt"):  # Python's table against the flagship's (ep/bench/py_vs_cpp.py)
+            sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ep", "bench"))
+            import py_vs_cpp
+            print("\n".join(py_vs_cpp.compare(os.path.join(d, "ep", "flagship.txt"), os.path.join(d, "ep", "python.txt"))))
         print("```")
     hosts = read(d, "hosts", "summary.txt").strip()
     if hosts:

@@ -294,18 +294,16 @@ Status UcxTransport::quiet(int chan) {
     return Status::ok;
 }
 
-void UcxTransport::progress() {
-    for (Channel& c : chan_) ucp_worker_progress(c.worker);
+void UcxTransport::progress() { progress_all(); }
+
+std::size_t UcxTransport::progress_all() {
+    std::size_t n = 0;
+    for (Channel& c : chan_) n += ucp_worker_progress(c.worker);
+    return n;
 }
 
 void UcxTransport::start_progress_thread() {
-    progress_thread_.start(
-        [this]() -> std::size_t {
-            std::size_t n = 0;
-            for (Channel& c : chan_) n += ucp_worker_progress(c.worker);
-            return n;
-        },
-        2000, 50);
+    progress_thread_.start([this] { return progress_all(); }, 2000, 50);
 }
 
 void UcxTransport::close() {

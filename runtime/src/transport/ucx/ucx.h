@@ -103,6 +103,7 @@ private:
     env::Fault<env::UcxFail> fault_;
     std::atomic<uint64_t> fault_seen_{0};  // operations of fault_.kind so far
     ProgressThread progress_thread_;
+    std::size_t progress_all();  // every worker once; how many events they had
 };
 
 }  // namespace kishmem
