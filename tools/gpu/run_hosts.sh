@@ -97,13 +97,14 @@ note() {  # NAME STATUS(0 pass) DETAIL
 # gets SIGTERM (mpirun passes it on), then SIGKILL 5 s later; its log ends with the wait
 # messages of the hung PEs (KISHMEM_HANG_WARN).  After a failed job on the GPU, MPS restarts.
 BUDGET=${HOSTS_BUDGET_S:-330} START=$SECONDS
-# HOSTS_STACKS_AFTER=SECONDS: a job still running then gets every thread's stack of each of its
-# PEs written to $RES/NAME.stacks.PID (cuda-gdb attaches; it also debugs host code).
+# HOSTS_STACKS_AFTER=SECONDS: a job still running then gets every host thread's stack of each of
+# its PEs written to $RES/NAME.stacks.PID.  gdb where there is one: cuda-gdb's attach to a process
+# under MPS fails ("Late attach is not supported with CUDA MPS") and ends the job (exit 127).
 dump_stacks() {
-  local pid
-  command -v cuda-gdb >/dev/null || { echo "run_hosts: no cuda-gdb: no stacks" >&2; return 0; }
+  local pid dbg
+  dbg=$(command -v gdb || command -v cuda-gdb) || { echo "run_hosts: no gdb: no stacks" >&2; return 0; }
   for pid in $(pgrep -f "^$BUILD/"); do
-    timeout -k 5 60 cuda-gdb -q -p "$pid" -batch -ex "info threads" -ex "thread apply all bt 40" \
+    timeout -k 5 60 "$dbg" -q -p "$pid" -batch -ex "info threads" -ex "thread apply all bt 40" \
       > "$RES/$1.stacks.$pid" 2>&1 &
   done
   wait
@@ -118,6 +119,7 @@ run() {
   fi
   (( limit > left )) && limit=$left
   echo "== $name (limit ${limit} s, ${left} s of the budget left)"
+  local t_start=$SECONDS
   timeout -k 5 "$limit" bash -c "$(declare -f hosts_mpirun); T='$T'; hosts_mpirun \"\$@\"" _ "$@" > "$log" 2>&1 &
   local job=$!
   if [[ -n ${HOSTS_STACKS_AFTER:-} ]]; then  # (a job that ends sooner is not held up)
@@ -127,12 +129,13 @@ run() {
   fi
   wait "$job"
   rc=$?
+  name="$name ($(( SECONDS - t_start )) s)"
   (( rc == 124 || rc == 137 )) && echo "run_hosts: killed after ${limit} s (job limit)" >> "$log"
   if (( rc != 0 )); then note "$name" 1 "exit $rc: $(grep -m1 -E 'FAIL|error|abort|waiting|giving up|killed' "$log" | cut -c1-150)"
   elif ! grep -qE "$pass" "$log"; then note "$name" 1 "no line matching '$pass'"
   elif grep -qE '^FAIL: |exited on signal' "$log"; then note "$name" 1 "$(grep -m1 -E '^FAIL: |exited on signal' "$log")"
   else note "$name" 0; return 0; fi
-  mps_restart "$name"  # a GPU fault under MPS takes the server down: a fresh one for the next job
+  mps_restart "${name%% (*}"  # a GPU fault under MPS takes the server down: a fresh one for the next job
 }
 
 # ---- the hosts as the launcher sees them: 2 PEs per host name --------------------------------
@@ -188,15 +191,16 @@ if [[ $MODE == gpu ]]; then
       "$BUILD/tests/gpu/gpu_coll"
   done
   for path in ibgda proxy; do
+    # the default shape, 3 timed rounds (20 over the CPU proxy between hosts: about 60 s)
     KISHMEM_REMOTE=$path run "moe03.$path" 60 "PASS 03_moe_dispatch_combine on $NP PEs" --host "$HOSTLIST" -np "$NP" \
-      "$BUILD/examples/03_moe_dispatch_combine"
+      "$BUILD/examples/03_moe_dispatch_combine" 128 7168 8 32 3
     # a software NIC: a few rounds of a small layer
     KISHMEM_REMOTE=$path run "moe04_ep.$path" 60 "PASS 04_moe_ep on $NP PEs" --host "$HOSTLIST" -np "$NP" \
       "$BUILD/examples/04_moe_ep" --tokens 32 --iters 3
   done
   # Device put latency and bandwidth between the hosts: one PE on each.
   for path in ibgda proxy; do
-    KISHMEM_REMOTE=$path run "perf.$path" 45 "." --host "${HOSTS[0]}:1,${HOSTS[1]}:1" -np 2 \
+    KISHMEM_REMOTE=$path run "perf.$path" 60 "." --host "${HOSTS[0]}:1,${HOSTS[1]}:1" -np 2 \
       "$BUILD/tools/perf/gpu/kishmem_gpu_perf"
   done
   grep -hE "^moe:|dispatch|combine" "$RES"/moe0*.log > "$RES/moe.txt" 2>/dev/null
