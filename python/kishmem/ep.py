@@ -85,6 +85,7 @@ class Buffer:
         self.num_local_experts = self.num_experts // self.group_size
         self.num_recv_rows = self.group_size * self.num_max_dispatch_tokens_per_rank
         self._dev = _t.heap_device_index()
+        self._device = _t.torch().device("cpu" if self._dev == -1 else f"cuda:{self._dev}")
         self._views = None
         self._pending = None  # a handle whose dispatch hook is owed
         self._combine_buffer = None
@@ -113,7 +114,7 @@ class Buffer:
 
     @property
     def device(self):
-        return _t.torch().device("cpu" if self._dev == -1 else f"cuda:{self._dev}")
+        return self._device
 
     def destroy(self):
         """Frees the buffer (collective, as its creation)."""
@@ -125,9 +126,7 @@ class Buffer:
 
     # ---- helpers -----------------------------------------------------------------------------
     def _stream(self):
-        if self._dev == -1:
-            return 0
-        return _t.torch().cuda.current_stream(self._dev).cuda_stream
+        return 0 if self._dev == -1 else _t.current_stream_handle(self._dev)
 
     def _event(self, async_finish):
         if self._dev == -1 or not async_finish:
