@@ -4,10 +4,11 @@
     mpirun -np 4 python3 python/bench_ep.py [--tokens 128 --hidden 7168 --topk 8 --experts-per-pe 32 --bf16]
 
 Latency as the C++ flagship (examples/04_moe_ep) takes it, so that the two tables compare: from
-the call until the data is usable. GPU: a barrier on the current stream
-(kishmem.barrier_all_on_stream), then CUDA events on that stream around the call; the host
-queues the call while the barrier runs, as a training step queues its work ahead of the GPU.
-CPU form: a barrier, then the call's wall time. Median over the rounds per PE, the slowest PE's
+the call until the data is usable, in the flagship's rounds (dispatch, identity experts,
+combine; one synchronization per round, 2 warm-up rounds). GPU: a barrier on the current stream
+(kishmem.barrier_all_on_stream) before each call, then CUDA events on that stream around it;
+the host queues the call while the barrier and the work before it run, as a training step
+queues its work ahead of the GPU. CPU form: a barrier, then the call's wall time. Median over the rounds per PE, the slowest PE's
 median. Bandwidth = tokens x topk x hidden x bytes / time (1 byte FP8, 2 bf16), ideal = the same
 bytes over a link (no latency term), as kishmem/ep/plan.h. The host's own time per call
 (Python, the checks, the launch: the host clock around the call) has a column of its own; the
@@ -58,60 +59,75 @@ def main():
 
     # As the flagship: on the GPU the barrier is on the stream, so the PEs' kernels start together.
     barrier = kishmem.barrier_all_on_stream if gpu else kishmem.barrier_all
-    host_us = [0.0]  # the host clock around the last call clocked
 
-    def clock(fn):
-        if gpu:
-            torch.cuda.synchronize()
-            barrier()
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            t0 = time.perf_counter()
-            r = fn()
-            host_us[0] = (time.perf_counter() - t0) * 1e6
-            e.record()
-            e.synchronize()
-            return r, s.elapsed_time(e) * 1e3
-        barrier()
+    # Marks as the flagship's: CUDA events on the stream (GPU), the host clock (CPU form).
+    if gpu:
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(8)]
+        mark = lambda i: ev[i].record()  # noqa: E731
+        span = lambda i, j: ev[i].elapsed_time(ev[j]) * 1e3  # noqa: E731
+    else:
+        ct = [0.0] * 8
+        mark = lambda i: ct.__setitem__(i, time.perf_counter())  # noqa: E731
+        span = lambda i, j: (ct[j] - ct[i]) * 1e6  # noqa: E731
+
+    def call(i, fn):
+        """mark i, fn(), mark i + 1; fn's result and the host's own time in it (us)."""
+        mark(i)
         t0 = time.perf_counter()
         r = fn()
-        host_us[0] = (time.perf_counter() - t0) * 1e6
-        return r, host_us[0]
+        host = (time.perf_counter() - t0) * 1e6
+        mark(i + 1)
+        return r, host
 
     # combine writes into one output tensor made here, as the flagship's into its own buffer
     # (without out=, each call also allocates it through torch's caching allocator)
     out_buf = torch.empty((T, H), dtype=torch.bfloat16, device=dev)
     times = [[] for _ in range(10)]
     ok = True
-    for r in range(a.rounds):
-        (rx, cnt, h, _, _), t = clock(lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8))
-        times[DISP].append(t)
-        times[HDISP].append(host_us[0])
-        y = buf.get_next_low_latency_combine_buffer(h)
-        y.copy_((kishmem.ep.dequantize(rx) if fp8 else rx).to(torch.bfloat16))  # identity experts
-        (out, _, _), t = clock(lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True, out=out_buf))
-        times[COMB].append(t)
-        times[HCOMB].append(host_us[0])
-        if a.check and r in (0, a.rounds - 1):
-            ref = torch.zeros((T, H), device=dev)
-            for k in range(K):
-                ref += torch.where((idx[:, k] >= 0).unsqueeze(1), w[:, k:k + 1] * x.float(), torch.zeros_like(ref))
-            # FP8 keeps 3 mantissa bits: at most 1/16 of each value, plus bf16 rounding
-            bound = (w.abs().sum(1, keepdim=True) * x.float().abs()) * (1 / 16 if fp8 else 0) + ref.abs() * 0.016 + 1e-3
-            if not bool(((out.float() - ref).abs() <= bound).all()):
-                print(f"FAIL: PE {me}: round {r}: combine output differs from the reference beyond FP8/bf16 rounding",
-                      flush=True)
-                ok = False
-        (rx, cnt, h, _, hook), t = clock(lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8, return_recv_hook=True))
-        times[DSEND].append(t)
-        _, t = clock(hook)
-        times[DHOOK].append(t)
-        y = buf.get_next_low_latency_combine_buffer(h)
-        (out, _, hook), t = clock(
-            lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True, return_recv_hook=True, out=out_buf))
-        times[CSEND].append(t)
-        _, t = clock(hook)
-        times[CHOOK].append(t)
+    # The flagship's rounds (examples/04_moe_ep): 2 warm-up rounds, then per round a barrier
+    # before each call, marks around it, and one synchronization at the round's end, so the host
+    # queues the experts' work and the combine while the GPU still runs the dispatch. A pass
+    # with the receive hook (send-only calls, then the hooks) follows the plain one.
+    for hooked in (False, True):
+        for r in range(a.rounds + 2):
+            barrier()
+            (rx, cnt, h, _, dhook), hd = call(
+                0, lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8, return_recv_hook=hooked))
+            if hooked:
+                barrier()
+                call(2, dhook)
+            y = buf.get_next_low_latency_combine_buffer(h)
+            y.copy_((kishmem.ep.dequantize(rx) if fp8 else rx).to(torch.bfloat16))  # identity experts
+            barrier()
+            (out, _, chook), hc = call(
+                4, lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True, return_recv_hook=hooked, out=out_buf))
+            if hooked:
+                barrier()
+                call(6, chook)
+            if gpu:
+                torch.cuda.synchronize()
+            if a.check and not hooked and r in (0, a.rounds + 1):
+                ref = torch.zeros((T, H), device=dev)
+                for k in range(K):
+                    ref += torch.where((idx[:, k] >= 0).unsqueeze(1), w[:, k:k + 1] * x.float(),
+                                       torch.zeros_like(ref))
+                # FP8 keeps 3 mantissa bits: at most 1/16 of each value, plus bf16 rounding
+                bound = ((w.abs().sum(1, keepdim=True) * x.float().abs()) * (1 / 16 if fp8 else 0) + ref.abs() * 0.016
+                         + 1e-3)
+                if not bool(((out.float() - ref).abs() <= bound).all()):
+                    print(f"FAIL: PE {me}: round {r}: combine output differs from the reference beyond FP8/bf16 "
+                          "rounding", flush=True)
+                    ok = False
+            if r < 2:
+                continue
+            if hooked:
+                for slot, (i, j) in ((DSEND, (0, 1)), (DHOOK, (2, 3)), (CSEND, (4, 5)), (CHOOK, (6, 7))):
+                    times[slot].append(span(i, j))
+            else:
+                times[DISP].append(span(0, 1))
+                times[COMB].append(span(4, 5))
+                times[HDISP].append(hd)
+                times[HCOMB].append(hc)
     # The kernels' own time, in a pass of its own (the clock's stamps stay out of the rounds above).
     buf.set_kernel_clock(True)
     for r in range(a.rounds):
