@@ -140,9 +140,11 @@ run() {
 
 # ---- the hosts as the launcher sees them: 2 PEs per host name --------------------------------
 timeout -k 5 30 bash -c "$(declare -f hosts_mpirun); T='$T'; hosts_mpirun \"\$@\"" _ --host "$HOSTLIST" -np "$NP" hostname \
-  > "$RES/hostnames.log" 2>&1
+  > "$RES/hostnames.log" 2> "$RES/hostnames.err"
+# (the names from stdout only: mpirun's own warnings, e.g. the rsh agent's "setpgid ... failed",
+# go to stderr and are no host)
 got=$(sort "$RES/hostnames.log" | uniq -c | awk '{print $2 ":" $1}' | paste -sd, -)
-[[ $got == "$HOSTLIST" ]]; note "hosts ($got)" $? "expected $HOSTLIST: $(head -3 "$RES/hostnames.log")"
+[[ $got == "$HOSTLIST" ]]; note "hosts ($got)" $? "expected $HOSTLIST: $(head -3 "$RES/hostnames.log" "$RES/hostnames.err")"
 
 if [[ $MODE == cpu ]]; then
   # The carriage of the NIC's operations with host heaps: same-host PEs by load/store, the other
