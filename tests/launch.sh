@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/launch.sh [CHECKS] LAUNCHER NP TIMEOUT_S -- EXE [ARGS...]
 #
-# Starts EXE on NP processes with LAUNCHER (mpirun, srun, or none: EXE itself, one process) and
-# kills the whole run after TIMEOUT_S seconds. The caller's environment reaches the programs.
+# Starts EXE on NP processes with LAUNCHER (mpirun, srun, torchrun, or none: EXE itself, one
+# process) and kills the whole run after TIMEOUT_S seconds. The caller's environment reaches the programs.
 #
 # Without CHECKS the exit status is the program's; 77 (CTest skip) when srun is asked for and no
 # Slurm cluster is reachable; 124/137 after a timeout (with a TIMEOUT line on stderr); 2 for bad
@@ -25,7 +25,8 @@ KISHMEM_TEST_FAIL='FAIL: |Fatal:|exited on signal'
 usage() {
   cat >&2 <<'USAGE'
 usage: tests/launch.sh [CHECKS] LAUNCHER NP TIMEOUT_S -- EXE [ARGS...]
-  LAUNCHER   mpirun | mpirun-default | srun | srun-nokill | none (EXE runs directly as one process; NP must be 1);
+  LAUNCHER   mpirun | mpirun-default | srun | srun-nokill | torchrun (--standalone, NP per node) |
+             none (EXE runs directly as one process; NP must be 1);
              mpirun starts without binding (--bind-to none), mpirun-default with mpirun's own
              placement, as users launch (binding to cores where the PEs fit)
   NP         number of processes (PEs)
@@ -108,8 +109,16 @@ case $LAUNCHER in
     cmd=(srun --mpi=pmix -O --export=ALL "$kill_on_bad_exit" -J "$JOBNAME" -t $(( (TMO + 59) / 60 + 1 ))
          -n "$NP" "$@")
     ;;
+  torchrun)
+    # torch.distributed's launcher: no PMIx, no MPI (kishmem.init finds the peers through its
+    # store). --redirects 2 --tee 2 (stderr to its log and the console): Debian's torch 1.13 on
+    # Python 3.11 reads the default "0" as no setting (3.11 does not list IntFlag's 0 member)
+    # and fails before it starts a worker.
+    command -v torchrun >/dev/null || { echo "SKIP: torchrun not found (python3-torch)"; exit 77; }
+    cmd=(torchrun --standalone --nproc_per_node "$NP" --redirects 2 --tee 2 --no_python "$@")
+    ;;
   *)
-    echo "launch.sh: unknown launcher '$LAUNCHER' (mpirun, srun or none)" >&2
+    echo "launch.sh: unknown launcher '$LAUNCHER' (mpirun, srun, torchrun or none)" >&2
     exit 2
     ;;
 esac

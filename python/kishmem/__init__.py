@@ -31,13 +31,29 @@ _c.ep._set_error_type(Error)
 
 
 # ---- start and stop --------------------------------------------------------------------------
-def init(comm=None):
-    """Starts kishmem (collective). Without comm, the launcher is found through PMIx (mpirun,
-    srun --mpi=pmix; started alone, one PE). With an mpi4py communicator (after MPI is
-    initialized), the PEs are exactly its processes, PE number == rank (shmemx_init_mpi)."""
+def init(comm=None, store=None, rank=None, world_size=None):
+    """Starts kishmem (collective). Without comm or store, the launcher is found through PMIx
+    (mpirun, srun --mpi=pmix; started alone, one PE), and under torchrun through
+    torch.distributed's store (torch.distributed.init_process_group first). With an mpi4py
+    communicator (after MPI is initialized), the PEs are exactly its processes, PE number == rank
+    (shmemx_init_mpi). With a torch.distributed Store, the PEs find each other through it: PE
+    number == rank, of world_size (default: torch.distributed's rank and world size, else the
+    RANK and WORLD_SIZE variables)."""
+    call = "kishmem.init"
     if _c.initialized():
-        raise Error("kishmem.init: kishmem is already initialized")
-    if comm is None:
+        raise Error(f"{call}: kishmem is already initialized")
+    if comm is not None and store is not None:
+        raise ArgumentError(f"{call}: give comm or store, not both")
+    if comm is None and store is None and _torchrun_without_pmix():
+        dist = _t.torch().distributed
+        if not dist.is_initialized():
+            raise Error(f"{call}: started by torchrun (no PMIx, no MPI): call torch.distributed.init_process_group() "
+                        "first (kishmem's PEs find each other through its store), or launch with mpirun or srun "
+                        "--mpi=pmix")
+        store = dist.distributed_c10d._get_default_store()
+    if store is not None:
+        _init_store(call, store, rank, world_size)
+    elif comm is None:
         _c.init()
     else:
         from . import _kishmem_mpi as _m
@@ -45,6 +61,31 @@ def init(comm=None):
     p = _c.malloc(8)  # where the heap lives (host or which GPU): every tensor is made there
     _t.note_heap_device(p)
     _c.free(p)
+
+
+def _torchrun_without_pmix():
+    import os
+    return "TORCHELASTIC_RUN_ID" in os.environ and "PMIX_NAMESPACE" not in os.environ
+
+
+def _init_store(call, store, rank, world_size):
+    import os
+    dist = _t.torch().distributed
+    if not isinstance(store, dist.Store):
+        raise ArgumentError(f"{call}: store is a {type(store).__name__}, not a torch.distributed.Store")
+    up = dist.is_initialized()
+    if rank is None:
+        rank = dist.get_rank() if up else os.environ.get("RANK")
+    if world_size is None:
+        world_size = dist.get_world_size() if up else os.environ.get("WORLD_SIZE")
+    if rank is None or world_size is None:
+        raise ArgumentError(f"{call}: with a store, give rank and world_size (torch.distributed is not initialized, "
+                            "and RANK or WORLD_SIZE is unset)")
+    rank, world_size = int(rank), int(world_size)
+    if not 0 <= rank < world_size:
+        raise ArgumentError(f"{call}: rank {rank} is not in 0..{world_size - 1}")
+    # kishmem's keys apart from torch's own in a shared store
+    _c.init_store(dist.PrefixStore("kishmem/", store), rank, world_size)
 
 
 def finalize():

@@ -21,7 +21,8 @@
 namespace py = pybind11;
 
 namespace kishmem::py {
-void bind_ep(::py::module_& m);  // ep.cpp
+void bind_ep(::py::module_& m);     // ep.cpp
+void bind_store(::py::module_& m);  // store.cpp
 
 namespace {
 
@@ -206,6 +207,7 @@ PYBIND11_MODULE(_kishmem, m) {
     });
 #endif
 
+    bind_store(m);
     py::module_ ep = m.def_submodule("ep", "kishmem::ep");
     bind_ep(ep);
 }

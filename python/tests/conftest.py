@@ -19,10 +19,20 @@ _counts = {"passed": 0, "skipped": 0}
 _npes = [None]
 
 
+def torchrun():
+    """Started by torchrun (no PMIx, no MPI): kishmem finds its peers through torch.distributed's
+    store, as users start it there (init_process_group first)."""
+    return "TORCHELASTIC_RUN_ID" in os.environ
+
+
 @pytest.fixture(scope="session")
 def shmem():
     import kishmem
     if not kishmem.initialized():
+        if torchrun():
+            import torch.distributed as dist
+            if not dist.is_initialized():
+                dist.init_process_group("gloo")
         kishmem.init()
     _npes[0] = kishmem.n_pes()
     return kishmem
@@ -41,7 +51,7 @@ def pytest_runtest_logreport(report):
     if report.skipped:
         _counts["skipped"] += 1
     if report.failed:
-        sys.stdout.write(f"\nFAILED {report.nodeid} ({report.when}) on PE {os.environ.get('OMPI_COMM_WORLD_RANK', os.environ.get('SLURM_PROCID', '?'))}:\n"
+        sys.stdout.write(f"\nFAILED {report.nodeid} ({report.when}) on PE {os.environ.get('OMPI_COMM_WORLD_RANK', os.environ.get('SLURM_PROCID', os.environ.get('RANK', '?')))}:\n"
                          f"{report.longreprtext}\n")
         sys.stdout.flush()
         sys.stderr.flush()
@@ -65,7 +75,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 def world_size():
     """The PE count the launcher started (to check n_pes against)."""
-    for v in ("OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMIX_SIZE"):
+    for v in ("OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMIX_SIZE", "WORLD_SIZE"):
         if v in os.environ:
             return int(os.environ[v])
     return 1

@@ -30,6 +30,11 @@ endfunction()
 foreach(t core ep bad)
   kishmem_python_test(${t} test_${t}.py "mpirun;srun" "1;2;4" "KISHMEM_HEAP=host")
 endforeach()
+# torchrun (no PMIx, no MPI): kishmem.init through torch.distributed's store; the same core and
+# kishmem.ep tests through it, and the store bootstrap's own checks.
+foreach(t core ep torchrun)
+  kishmem_python_test(${t} test_${t}.py torchrun "2;4" "KISHMEM_HEAP=host")
+endforeach()
 # mpi4py: kishmem.init(comm=...) over MPI_COMM_WORLD and a split (skipped without mpi4py).
 kishmem_python_test(mpi test_mpi.py mpirun "2;4" "KISHMEM_HEAP=host")
 # The example and the benchmark, as users run them.

@@ -41,6 +41,12 @@ long launcher_task_count(const char** which) {
             return std::atol(s);
         }
     }
+    // torchrun: WORLD_SIZE, a name too common to trust without its run id beside it.
+    const char* ws = std::getenv("WORLD_SIZE");
+    if (std::getenv("TORCHELASTIC_RUN_ID") && ws && std::atol(ws) > 1) {
+        *which = "WORLD_SIZE";
+        return std::atol(ws);
+    }
     return 1;
 }
 
@@ -68,7 +74,11 @@ std::unique_ptr<Bootstrap> bootstrap_open() {
     long tasks = launcher_task_count(&which);
     if (mode == Mode::pmix || tasks > 1) {
         std::string advice;
-        if (std::getenv("SLURM_JOB_ID"))
+        if (std::getenv("TORCHELASTIC_RUN_ID"))
+            advice = "under torchrun, start kishmem from Python: torch.distributed.init_process_group(), then "
+                     "kishmem.init() (the PEs meet in its store); a program of its own: launch it with 'mpirun' or "
+                     "'srun --mpi=pmix'";
+        else if (std::getenv("SLURM_JOB_ID"))
             advice = "under Slurm, launch with 'srun --mpi=pmix' (this task came from srun without PMIx, "
                      "e.g. --mpi=none or --mpi=pmi2)";
         else
