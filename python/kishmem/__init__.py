@@ -44,12 +44,12 @@ def init(comm=None, store=None, rank=None, world_size=None):
         raise Error(f"{call}: kishmem is already initialized")
     if comm is not None and store is not None:
         raise ArgumentError(f"{call}: give comm or store, not both")
-    if comm is None and store is None and _torchrun_without_pmix():
+    if comm is None and store is None and _torchrun():
         dist = _t.torch().distributed
         if not dist.is_initialized():
-            raise Error(f"{call}: started by torchrun (no PMIx, no MPI): call torch.distributed.init_process_group() "
-                        "first (kishmem's PEs find each other through its store), or launch with mpirun or srun "
-                        "--mpi=pmix")
+            raise Error(f"{call}: started by torchrun (which gives its workers neither PMIx nor MPI): call "
+                        "torch.distributed.init_process_group() first (kishmem's PEs find each other through its "
+                        "store), or launch with mpirun or srun --mpi=pmix")
         store = dist.distributed_c10d._get_default_store()
     if store is not None:
         _init_store(call, store, rank, world_size)
@@ -63,9 +63,11 @@ def init(comm=None, store=None, rank=None, world_size=None):
     _c.free(p)
 
 
-def _torchrun_without_pmix():
+def _torchrun():
+    """Started by torchrun: its workers have no PMIx of their own (a PMIx server in their
+    environment is that of the task that runs torchrun, one rank for all of them)."""
     import os
-    return "TORCHELASTIC_RUN_ID" in os.environ and "PMIX_NAMESPACE" not in os.environ
+    return "TORCHELASTIC_RUN_ID" in os.environ
 
 
 def _init_store(call, store, rank, world_size):

@@ -41,13 +41,14 @@ long launcher_task_count(const char** which) {
             return std::atol(s);
         }
     }
-    // torchrun: WORLD_SIZE, a name too common to trust without its run id beside it.
-    const char* ws = std::getenv("WORLD_SIZE");
-    if (std::getenv("TORCHELASTIC_RUN_ID") && ws && std::atol(ws) > 1) {
-        *which = "WORLD_SIZE";
-        return std::atol(ws);
-    }
     return 1;
+}
+
+// torchrun's worker count (WORLD_SIZE, a name too common to trust without torchrun's run id
+// beside it); 0 outside torchrun.
+long torchrun_world_size() {
+    const char* ws = std::getenv("WORLD_SIZE");
+    return std::getenv("TORCHELASTIC_RUN_ID") && ws ? std::atol(ws) : 0;
 }
 
 }  // namespace
@@ -58,6 +59,14 @@ std::unique_ptr<Bootstrap> bootstrap_open() {
     using Mode = env::BootstrapMode;
     const Mode mode = env::bootstrap();  // checked at init (env.def lists the words)
     if (mode == Mode::singleton) return bootstrap_singleton();
+    // torchrun's workers have no PMIx of their own: a PMIx server in their environment is that of
+    // the task that runs torchrun (one rank for all of its workers).
+    if (const long workers = torchrun_world_size(); workers > 1)
+        fatal("shmem_init",
+              "started by torchrun (WORLD_SIZE=%ld), which gives its workers neither PMIx nor MPI: from Python, call "
+              "torch.distributed.init_process_group(), then kishmem.init() (the PEs meet in its store); launch a "
+              "program of its own with 'mpirun' or 'srun --mpi=pmix'",
+              workers);
 
     std::string why = "this library was built without PMIx";
     bool pmix_env = std::getenv("PMIX_NAMESPACE") || std::getenv("PMIX_SERVER_URI41") ||
@@ -74,11 +83,7 @@ std::unique_ptr<Bootstrap> bootstrap_open() {
     long tasks = launcher_task_count(&which);
     if (mode == Mode::pmix || tasks > 1) {
         std::string advice;
-        if (std::getenv("TORCHELASTIC_RUN_ID"))
-            advice = "under torchrun, start kishmem from Python: torch.distributed.init_process_group(), then "
-                     "kishmem.init() (the PEs meet in its store); a program of its own: launch it with 'mpirun' or "
-                     "'srun --mpi=pmix'";
-        else if (std::getenv("SLURM_JOB_ID"))
+        if (std::getenv("SLURM_JOB_ID"))
             advice = "under Slurm, launch with 'srun --mpi=pmix' (this task came from srun without PMIx, "
                      "e.g. --mpi=none or --mpi=pmi2)";
         else
