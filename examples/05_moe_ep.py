@@ -2,6 +2,7 @@
 """One MoE layer over kishmem.ep, checked against a single-process reference.
 
     mpirun -np 4 python3 examples/05_moe_ep.py            (or srun --mpi=pmix -n 4 ...)
+    torchrun --standalone --nproc_per_node 4 examples/05_moe_ep.py
 
 Each PE holds `tokens` tokens and `experts_per_pe` experts (a two-layer MLP each). A router scores
 the experts, node-limited top-k picks them (kishmem.ep.select_topk, a node = one PE's experts),
@@ -12,6 +13,7 @@ PE can make them all: they come from one seed). Runs on the GPU heap (GPU form o
 or on a host heap (CPU form; no GPU, or KISHMEM_HEAP=host).
 """
 import argparse
+import os
 import sys
 
 import torch
@@ -55,6 +57,8 @@ def main():
     ap.add_argument("--fp8", action="store_true", help="dispatch FP8 (checked with FP8's tolerance)")
     a = ap.parse_args()
 
+    if "TORCHELASTIC_RUN_ID" in os.environ:  # torchrun: kishmem's PEs meet in torch.distributed's store
+        torch.distributed.init_process_group("gloo")
     kishmem.init()
     me, n = kishmem.my_pe(), kishmem.n_pes()
     dev = kishmem.heap_device()
@@ -111,6 +115,8 @@ def main():
     if me == 0 and ok:
         print(f"PASS 05_moe_ep on {n} PEs ({form} form, {'FP8' if a.fp8 else 'bf16'} dispatch)", flush=True)
     kishmem.finalize()
+    if torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
     return 0 if ok else 1
 
 

@@ -44,6 +44,9 @@ kishmem_launch_test(python.example_05.mpirun.np4 mpirun 4 240 "PASS 05_moe_ep on
 kishmem_launch_test(python.example_05.srun.np2 srun 2 240 "PASS 05_moe_ep on 2 PEs" "FAIL:"
   "${KISHMEM_TEST_ENV};${_ki_pyenv};KISHMEM_HEAP=host"
   ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/examples/05_moe_ep.py)
+kishmem_launch_test(python.example_05.torchrun.np2 torchrun 2 240 "PASS 05_moe_ep on 2 PEs" "FAIL:"
+  "${KISHMEM_TEST_ENV};${_ki_pyenv};KISHMEM_HEAP=host"
+  ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/examples/05_moe_ep.py)
 kishmem_launch_test(python.bench_ep.mpirun.np2 mpirun 2 240 "PASS bench_ep on 2 PEs" "FAIL:"
   "${KISHMEM_TEST_ENV};${_ki_pyenv};KISHMEM_HEAP=host"
   ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/bench_ep.py --tokens 16 --hidden 512 --rounds 3 --check)
