@@ -12,6 +12,11 @@ PACKAGES=(openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin libucx-dev ucx-util
           python3-mpi4py)
 BUILD_DIR=build
 NVCC=/usr/local/cuda/bin/nvcc
+# The interpreter that the python3-* packages above belong to: the Python package and its tests
+# are built and run with it also where another python3 (pyenv, a venv) comes first in PATH and
+# cannot import them (CMake would take that one, and register no Python test). PYTHON3=...
+# picks another.
+PYTHON3=${PYTHON3:-/usr/bin/python3}
 
 # Open MPI as root, more ranks than cores, fast start-up on one node.
 export OMPI_ALLOW_RUN_AS_ROOT=1
@@ -71,6 +76,7 @@ build() {
   fi
   local args=(-S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo)
   [[ -x $NVCC ]] && args+=(-DCMAKE_CUDA_COMPILER="$NVCC")
+  [[ -x $PYTHON3 ]] && args+=(-DPython3_EXECUTABLE="$PYTHON3" -DPYBIND11_PYTHON_EXECUTABLE_LAST="$PYTHON3")
   cmake "${args[@]}"
   cmake --build "$BUILD_DIR" -j"$(nproc)"
 }
