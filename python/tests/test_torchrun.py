@@ -57,3 +57,13 @@ def test_teams_split_after_a_store_start(shmem):
         even.destroy()
     else:
         assert even is None
+
+
+def test_ep_buffer_over_the_process_group(shmem):
+    """DeepEP's way: the buffer made over torch.distributed's group; one FP8 round checked."""
+    from test_ep import HIDDEN, PER_PE, T_MAX, TOPK, check_round
+    n = shmem.n_pes()
+    buf = shmem.ep.Buffer(dist.group.WORLD, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=True)
+    assert buf.group_size == n and buf.rank == dist.get_rank()
+    check_round(shmem, buf, shmem.TEAM_WORLD, 77, True, torch.int64, False, True)
+    buf.destroy()
