@@ -8,14 +8,23 @@
 # requests and bytes of one dispatch and one combine per PE. Results in $OUT (default ./ep-results).
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 # `gpu_run.sh python`: only the Python table against the flagship's (FP8, 2 and 4 PEs: about
-# 100 s with the build).
+# 100 s with the build). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
+# build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
+# from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/gpu/common.sh"
 gpu_begin ep-results
-gpu_configure build-gpu || exit 1
-only_python=0; [[ ${1:-} == python ]] && only_python=1
-if (( only_python )); then gpu_build build-gpu 04_moe_ep kishmem_python || exit 1
-else gpu_build build-gpu ep_gpu 04_moe_ep ep_cpu || exit 1; fi
+mode=${1:-all}
+[[ $mode == all || $mode == python || $mode == profile ]] || { echo "usage: $0 [python|profile]" >&2; exit 2; }
+bdir=build-gpu; [[ $mode == profile ]] && bdir=build-gpu-prof
+if [[ $mode == profile ]]; then gpu_configure "$bdir" -DCMAKE_CUDA_FLAGS=-DKISHMEM_EP_PROFILE || exit 1
+else gpu_configure "$bdir" || exit 1; fi
+case $mode in
+  python) gpu_build "$bdir" 04_moe_ep kishmem_python || exit 1 ;;
+  profile) gpu_build "$bdir" 04_moe_ep || exit 1 ;;
+  *) gpu_build "$bdir" ep_gpu 04_moe_ep ep_cpu || exit 1 ;;
+esac
+only_python=0; [[ $mode == python ]] && only_python=1
 mps_start && echo "MPS daemon started"
 fails=0
 # job LOG NAME NP ENV... -- CMD...: CMD on NP PEs of the GPU heap, its output appended to $RES/LOG.
@@ -33,6 +42,15 @@ run() {  # run NAME NP ENV... -- ARGS: the flagship
   job flagship.txt "$name" "$np" "${envs[@]}" -- build-gpu/examples/04_moe_ep "$@"
 }
 py=(PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 --)
+if [[ $mode == profile ]]; then
+  for np in 2 4; do
+    for t in 128 1; do
+      job profile.txt "profile np$np tokens $t fp8" "$np" KISHMEM_REMOTE=auto -- "$bdir/examples/04_moe_ep" --tokens "$t" --format fp8
+    done
+  done
+  cat "$RES/profile.txt"
+  exit $fails
+fi
 if (( only_python )); then
   for np in 2 4; do
     run "ldst np$np fp8" "$np" KISHMEM_REMOTE=auto -- --format fp8

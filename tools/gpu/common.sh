@@ -5,8 +5,9 @@
 #                         the MPS daemon, if one was started), env.txt
 # The functions below need ROOT, RES and T set.
 #   gpu_env_file          the machine, the compilers, the launcher and the commit, into $RES/env.txt
-#   gpu_configure DIR     configure DIR (Release, this machine's nvcc, PMIx headers carried in
-#                         .gpu-deps/pmix/include where the machine lacks them; $RES/configure.log)
+#   gpu_configure DIR [ARGS...]  configure DIR (Release, this machine's nvcc, PMIx headers carried
+#                         in .gpu-deps/pmix/include where the machine lacks them, then ARGS for
+#                         CMake; $RES/configure.log)
 #   gpu_build DIR TGT...  build TGT... in DIR ($RES/build.log);
 #                         both return non-zero on failure, having printed the errors
 #   mps_start / mps_stop  a private MPS daemon (several PEs on one GPU), its pipe and log
@@ -36,11 +37,12 @@ gpu_env_file() {
     git -C "$ROOT" rev-parse HEAD 2>/dev/null || true; } > "$RES/env.txt" 2>&1
 }
 
-gpu_configure() {
-  local gen=()
+gpu_configure() {  # DIR [CMAKE ARGS...]
+  local dir=$1 gen=()
+  shift
   command -v ninja >/dev/null && gen=(-G Ninja)
-  cmake -S "$ROOT" -B "$1" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
-    -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" > "$RES/configure.log" 2>&1 \
+  cmake -S "$ROOT" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+    -DKISHMEM_PMIX_INCLUDE_HINT="$ROOT/.gpu-deps/pmix/include" "$@" > "$RES/configure.log" 2>&1 \
     || { tail -30 "$RES/configure.log"; return 1; }
   grep -E "kishmem:" "$RES/configure.log"
   : > "$RES/build.log"  # this run's builds only
