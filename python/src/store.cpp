@@ -7,10 +7,7 @@
 // rank has read it by then), rank 0 that round's count.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <sched.h>
-#include <time.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -62,34 +59,33 @@ public:
     }
 
 private:
-    // Until `count` reaches the number of ranks: the GIL only around each poll, the runtime's
-    // progress between them, and a wait that sleeps once it lasts (up to 1 ms); one warning
-    // after 30 s naming how many ranks are in (the others are still starting, or gone).
-    void wait_all(const std::string& count, kishmem_ext_progress_fn progress, void* arg) {
-        const auto start = std::chrono::steady_clock::now();
-        bool warned = false;
-        for (unsigned polls = 0;; ++polls) {
-            long in = 0;
-            {
-                ::py::gil_scoped_acquire gil;
-                in = store_.attr("add")(count, 0).cast<long>();
-            }
-            if (in >= size_) return;
-            if (progress) progress(arg);
-            if (polls < 64) {
-                sched_yield();
-            } else {
-                const timespec ts{0, polls < 1000 ? 50000L : 1000000L};
-                nanosleep(&ts, nullptr);
-            }
-            const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            if (!warned && waited > 30) {
-                warned = true;
-                const std::string what = std::to_string(in) + " of " + std::to_string(size_) +
-                                         " ranks have come to the store's allgather after 30 s (still waiting)";
-                kishmem_ext_warn("shmem_init (store bootstrap)", what.c_str());
-            }
+    // Until `count` reaches the number of ranks: the runtime's own wait (kishmem_ext_wait: its
+    // progress, its backoff where PEs share cores, the KISHMEM_HANG_WARN / _ABORT messages), the
+    // GIL held only around each poll, and the caller's progress between polls. A store that
+    // fails ends the wait; its words come back in *error.
+    struct Poll {
+        StoreBootstrap* self;
+        const std::string* count;
+        kishmem_ext_progress_fn progress;
+        void* arg;
+        std::string error;
+    };
+    static int counted(void* p) {
+        Poll& q = *static_cast<Poll*>(p);
+        if (q.progress) q.progress(q.arg);
+        try {
+            ::py::gil_scoped_acquire gil;
+            return q.self->store_.attr("add")(*q.count, 0).cast<long>() >= q.self->size_;
+        } catch (const std::exception& e) {
+            q.error = e.what();
+            return 1;
         }
+    }
+    void wait_all(const std::string& count, kishmem_ext_progress_fn progress, void* arg) {
+        Poll q{this, &count, progress, arg, {}};
+        kishmem_ext_wait(counted, &q, "shmem_init (store bootstrap)",
+                         "every rank's part of the allgather in torch.distributed's store");
+        if (!q.error.empty()) throw std::runtime_error(q.error);
     }
 
     ::py::object store_;

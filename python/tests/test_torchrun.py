@@ -32,6 +32,18 @@ def test_bad_store_arguments():
     assert not kishmem.initialized()
 
 
+def test_a_rank_that_never_comes_ends_the_wait_with_words():
+    """A store start that waits for a rank that never comes ends at the hang bound, naming it."""
+    import subprocess
+    import sys
+    code = "import kishmem, torch.distributed as d; kishmem.init(store=d.HashStore(), rank=0, world_size=2)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCHELASTIC", "PMIX", "OMPI"))}
+    env.update(KISHMEM_HEAP="host", KISHMEM_HANG_WARN="0", KISHMEM_HANG_ABORT="2")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "shmem_init (store bootstrap): waited 2 s for every rank's part of the allgather" in r.stderr, r.stderr
+
+
 def test_pes_are_the_ranks(shmem):
     assert shmem.my_pe() == dist.get_rank() == int(os.environ["RANK"])
     assert shmem.n_pes() == dist.get_world_size() == int(os.environ["WORLD_SIZE"])
