@@ -16,15 +16,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../tools/gpu/common.sh"
 gpu_begin ep-results
 mode=${1:-all}
 [[ $mode == all || $mode == python || $mode == profile ]] || { echo "usage: $0 [python|profile]" >&2; exit 2; }
-bdir=build-gpu; [[ $mode == profile ]] && bdir=build-gpu-prof
-if [[ $mode == profile ]]; then gpu_configure "$bdir" -DCMAKE_CUDA_FLAGS=-DKISHMEM_EP_PROFILE || exit 1
-else gpu_configure "$bdir" || exit 1; fi
+bdir=build-gpu cmake_args=() targets=(ep_gpu 04_moe_ep ep_cpu)
 case $mode in
-  python) gpu_build "$bdir" 04_moe_ep kishmem_python || exit 1 ;;
-  profile) gpu_build "$bdir" 04_moe_ep || exit 1 ;;
-  *) gpu_build "$bdir" ep_gpu 04_moe_ep ep_cpu || exit 1 ;;
+  python) targets=(04_moe_ep kishmem_python) ;;
+  profile) bdir=build-gpu-prof cmake_args=(-DCMAKE_CUDA_FLAGS=-DKISHMEM_EP_PROFILE) targets=(04_moe_ep) ;;
 esac
-only_python=0; [[ $mode == python ]] && only_python=1
+gpu_configure "$bdir" "${cmake_args[@]}" || exit 1
+gpu_build "$bdir" "${targets[@]}" || exit 1
 mps_start && echo "MPS daemon started"
 fails=0
 # job LOG NAME NP ENV... -- CMD...: CMD on NP PEs of the GPU heap, its output appended to $RES/LOG.
@@ -51,7 +49,7 @@ if [[ $mode == profile ]]; then
   cat "$RES/profile.txt"
   exit $fails
 fi
-if (( only_python )); then
+if [[ $mode == python ]]; then
   for np in 2 4; do
     run "ldst np$np fp8" "$np" KISHMEM_REMOTE=auto -- --format fp8
     job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py

@@ -403,9 +403,9 @@ def _stream(call, stream):
     d = _t.heap_device_index()
     if d is None or d < 0:
         raise ArgumentError(f"{call}: the symmetric heap is in host memory: on-stream calls need a GPU heap")
-    t = _t.torch()
     if stream is None:
-        stream = t.cuda.current_stream(d)
+        return _t.current_stream_handle(d)
+    t = _t.torch()
     if not isinstance(stream, t.cuda.Stream):
         raise ArgumentError(f"{call}: stream is a {type(stream).__name__}, not a torch.cuda.Stream")
     if stream.device.index != d:

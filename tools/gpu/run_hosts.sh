@@ -129,13 +129,13 @@ run() {
   fi
   wait "$job"
   rc=$?
-  name="$name ($(( SECONDS - t_start )) s)"
+  local label="$name ($(( SECONDS - t_start )) s)"
   (( rc == 124 || rc == 137 )) && echo "run_hosts: killed after ${limit} s (job limit)" >> "$log"
-  if (( rc != 0 )); then note "$name" 1 "exit $rc: $(grep -m1 -E 'FAIL|error|abort|waiting|giving up|killed' "$log" | cut -c1-150)"
-  elif ! grep -qE "$pass" "$log"; then note "$name" 1 "no line matching '$pass'"
-  elif grep -qE '^FAIL: |exited on signal' "$log"; then note "$name" 1 "$(grep -m1 -E '^FAIL: |exited on signal' "$log")"
-  else note "$name" 0; return 0; fi
-  mps_restart "${name%% (*}"  # a GPU fault under MPS takes the server down: a fresh one for the next job
+  if (( rc != 0 )); then note "$label" 1 "exit $rc: $(grep -m1 -E 'FAIL|error|abort|waiting|giving up|killed' "$log" | cut -c1-150)"
+  elif ! grep -qE "$pass" "$log"; then note "$label" 1 "no line matching '$pass'"
+  elif grep -qE '^FAIL: |exited on signal' "$log"; then note "$label" 1 "$(grep -m1 -E '^FAIL: |exited on signal' "$log")"
+  else note "$label" 0; return 0; fi
+  mps_restart "$name"  # a GPU fault under MPS takes the server down: a fresh one for the next job
 }
 
 # ---- the hosts as the launcher sees them: 2 PEs per host name --------------------------------

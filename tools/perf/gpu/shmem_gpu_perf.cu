@@ -215,8 +215,8 @@ int main(int argc, char** argv) {
     for (int v = 0; v < 4; ++v) {
         for (size_t n = 8; n <= maxn; n *= 4) {
             if (me != 0) continue;
-            int iters = (int)(n <= 65536 ? 2000 : (n <= (1u << 20) ? 200 : 50));
-            if (v == 0 && n > 65536) iters = 10;  // one thread is slow at large sizes
+            const int iters = v == 0 && n > 65536 ? 10  // one thread is slow at large sizes
+                              : (int)(n <= 65536 ? 2000 : (n <= (1u << 20) ? 200 : 50));
             // At most max_ms per measurement: puts to another host through a software path are
             // thousands of times slower than NVLink's, and PE 1 waits in barrier_all meanwhile.
             // A probe of 1/100 of the iterations first; on one host every test stays below 250 ms
@@ -233,9 +233,8 @@ int main(int argc, char** argv) {
             const float probe = time_kernel(launch) / k;
             k = probe * iters > max_ms ? (int)(max_ms / probe) + 1 : iters;
             time_kernel(launch);  // warm-up
-            float ms = time_kernel(launch);
-            iters = k;
-            report(names[v], n, (double)n * iters / (ms * 1e-3) / 1e9, "GB/s");
+            const float ms = time_kernel(launch);
+            report(names[v], n, (double)n * k / (ms * 1e-3) / 1e9, "GB/s");
         }
         S(barrier_all)();
     }
