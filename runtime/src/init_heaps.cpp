@@ -331,7 +331,11 @@ void start_device_paths(const routes::Routes& routes, const DeviceHeapMap& map) 
                   s.device_backend ? why.c_str() : "no such device backend in this build");
     }
     publish_device_state(st);  // also loads the library's kernels (kishmem_register_kernels)
-    warn_host_thread_hazards(routes.backend != routes::DeviceBackendKind::none, s.am != nullptr);
+    bool has_am = false;  // UCX active messages carry some remote operations (only with UCX)
+#if KISHMEM_HAVE_UCX
+    has_am = s.am != nullptr;
+#endif
+    warn_host_thread_hazards(routes.backend != routes::DeviceBackendKind::none, has_am);
 #else
     (void)routes, (void)map;
 #endif

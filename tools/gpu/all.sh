@@ -36,14 +36,6 @@ for s in "${!BUDGET[@]}"; do v=GPU_BUDGET_$s; [[ -n ${!v:-} ]] && BUDGET[$s]=${!
 
 now() { date -u '+%H:%M:%S'; }
 
-# The machine's UCX, else the carried copy: one build for every stage, the hosts stage included.
-use_carried_ucx() {
-  if ! pkg-config --exists ucx 2>/dev/null && [[ -d $ROOT/.gpu-deps/ucx/lib/pkgconfig ]]; then
-    export PKG_CONFIG_PATH=$ROOT/.gpu-deps/ucx/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-    export LD_LIBRARY_PATH=$ROOT/.gpu-deps/ucx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  fi
-}
-
 # After a stage: no MPS daemon of ours outlives it (a stage killed at its budget leaves one).
 mps_sweep() {
   pkill -u "$(id -u)" -f nvidia-cuda-mps-control >/dev/null 2>&1
@@ -88,7 +80,6 @@ run_pass() {
   (( ${#stages[@]} )) || stages=("${ALL_STAGES[@]}")
   rm -rf "$PASS" && mkdir -p "$PASS"
   echo "$(now) pass started: ${stages[*]}" > "$PASS/progress.txt"
-  use_carried_ucx
   export HOSTS_BUDGET_S=$(( BUDGET[hosts] - 30 )) EP_RUN_TIMEOUT=60
   stage build "$ROOT/tools/gpu/all.sh" build
   if grep -q '^build|PASS' "$PASS/status.txt"; then

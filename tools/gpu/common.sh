@@ -29,6 +29,13 @@ gpu_begin() {
   gpu_env_file
 }
 
+# Every stage's builds and runs take the machine's UCX, else the copy carried in .gpu-deps/ucx
+# (carry_ucx.sh): a build without UCX cannot reach the simulated hosts.
+_ucx=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.gpu-deps/ucx
+if ! pkg-config --exists ucx 2>/dev/null && [[ -d $_ucx/lib/pkgconfig ]]; then
+  export PKG_CONFIG_PATH=$_ucx/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+  export LD_LIBRARY_PATH=$_ucx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export CUDA_MODULE_LOADING=EAGER NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 

@@ -158,12 +158,6 @@ fi
 
 if [[ $MODE == gpu ]]; then
   gpu_env_file
-  # No UCX on this machine: the copy tools/gpu/carry_ucx.sh made of another machine's, if any.
-  if ! pkg-config --exists ucx 2>/dev/null && [[ -d $ROOT/.gpu-deps/ucx/lib/pkgconfig ]]; then
-    export PKG_CONFIG_PATH=$ROOT/.gpu-deps/ucx/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-    export LD_LIBRARY_PATH=$ROOT/.gpu-deps/ucx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    echo "UCX: the carried copy in .gpu-deps/ucx"
-  fi
   gpu_configure "$BUILD" || exit 1
   grep -q "kishmem: UCX" "$RES/configure.log" \
     || { echo "FAIL: no UCX headers found (pkg-config ucx): GPU heaps on other hosts need UCX"; exit 1; }
