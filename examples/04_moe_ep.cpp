@@ -5,8 +5,9 @@
 // Every received row and every output value is checked against a CPU computation, then both
 // phases are timed and printed in the layout of DeepEP's low-latency table, beside the ideal
 // time for the link (kishmem/ep/plan.h, the model kishmem-plan prints), the kernels' own time
-// (the Buffer's kernel clock, in a pass of its own) and the floor timed the same way: an empty
-// kernel and the smallest exchange (one token with every other PE, Floor). Where kernels reach
+// (the Buffer's kernel clock, in a pass of its own), the host's own time per call, the latency
+// with the host ahead of the GPU (a pass of its own, GPU form) and the floor timed the same way:
+// an empty kernel and the smallest exchange (one token with every other PE, Floor). Where kernels reach
 // peers through the software NIC (KISHMEM_REMOTE=ibgda) or the CPU proxy, one more round counts
 // the work requests and bytes each call posts (shmemx_nic_stats) and prints them per PE with
 // the time a 400 Gb/s NIC would need for them.
@@ -120,6 +121,13 @@ __global__ void reached_remotely(const void* sym, int npes, int* remote) {
 // The floor (below): an empty kernel, and one round of the smallest exchange by one block, warp w
 // putting to the PEs me + 1 + w, me + 1 + w + warps, ... (every other PE once).
 __global__ void floor_empty() {}
+// The host ahead of the GPU (the timed pass of its own): one thread waits this long on the GPU
+// before the barrier, so every call is queued before the GPU reaches it, as in a pipelined step.
+__global__ void gpu_wait(unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+}
 __global__ void floor_exchange(char* slots, const char* token, uint64_t* sig, size_t slot_bytes, size_t bytes, int me, int npes,
                                uint64_t round) {
     for (int i = 1 + static_cast<int>(threadIdx.x / 32); i < npes; i += blockDim.x / 32)
@@ -556,7 +564,8 @@ int main(int argc, char** argv) {
     // 3. Timed: normal calls, then send-only + hook (send and receive timed apart), then normal
     //    calls with the kernel clock on (Buffer::kernel_times: the kernels' own time; a pass of its
     //    own, so that the latency rounds run as without it).
-    enum { kDisp, kComb, kDispSend, kDispRecv, kCombSend, kCombRecv, kDispKernel, kCombKernel, kFloorEmpty, kFloorExchange, kN };
+    enum { kDisp, kComb, kDispSend, kDispRecv, kCombSend, kCombRecv, kDispKernel, kCombKernel, kFloorEmpty, kFloorExchange,
+           kDispHost, kCombHost, kDispAhead, kCombAhead, kN };
     std::vector<double> tm[kN];
 #if defined(__CUDACC__)
     cudaEvent_t ev[8];
@@ -589,13 +598,26 @@ int main(int argc, char** argv) {
         if (gpu) CK(cudaStreamSynchronize(s));
 #endif
     };
-    for (int pass = 0; pass < 3; ++pass) {
-        const bool hook = pass == 1, clocked = pass == 2;
+    // Pass 3 (GPU form): as pass 0 with the host ahead: a GPU wait of kAheadNs before each barrier
+    // (longer than the host takes to queue the call), so the figure is the GPU's alone, as in a
+    // pipelined step or a graph replay, whatever the calling language costs on the host.
+    constexpr unsigned long long kAheadNs = 100000;
+    auto ahead = [&](bool on) {
+#if defined(__CUDACC__)
+        if (on) gpu_wait<<<1, 1, 0, s>>>(kAheadNs);
+#endif
+        (void)on;
+    };
+    for (int pass = 0; pass < (gpu ? 4 : 3); ++pass) {
+        const bool hook = pass == 1, clocked = pass == 2, ahead_pass = pass == 3;
         buf->set_kernel_clock(clocked);
         for (int it = 0; it < iters + 2; ++it) {  // 2 warm-up rounds
+            ahead(ahead_pass);
             barrier();
             mark(0);
+            const clk::time_point h0 = clk::now();
             dispatch(hook);
+            const double disp_host = std::chrono::duration<double, std::micro>(clk::now() - h0).count();
             mark(1);
             if (hook) {
                 barrier();
@@ -604,9 +626,12 @@ int main(int argc, char** argv) {
                 mark(3);
             }
             experts();
+            ahead(ahead_pass);
             barrier();
             mark(4);
+            const clk::time_point h1 = clk::now();
             combine(hook);
+            const double comb_host = std::chrono::duration<double, std::micro>(clk::now() - h1).count();
             mark(5);
             if (hook) {
                 barrier();
@@ -622,9 +647,14 @@ int main(int argc, char** argv) {
                     fail("kernel_times gave dispatch %.2f us, combine %.2f us with the clock on", kt.dispatch_us, kt.combine_us);
                 tm[kDispKernel].push_back(kt.dispatch_us);
                 tm[kCombKernel].push_back(kt.combine_us);
+            } else if (ahead_pass) {
+                tm[kDispAhead].push_back(span(0, 1));
+                tm[kCombAhead].push_back(span(4, 5));
             } else if (!hook) {
                 tm[kDisp].push_back(span(0, 1));
                 tm[kComb].push_back(span(4, 5));
+                tm[kDispHost].push_back(disp_host);
+                tm[kCombHost].push_back(comb_host);
             } else {
                 tm[kDispSend].push_back(span(0, 1));
                 tm[kDispRecv].push_back(span(2, 3));
@@ -634,7 +664,7 @@ int main(int argc, char** argv) {
         }
     }
     buf->set_kernel_clock(false);
-    verify("last");  // the last round too (the clock's)
+    verify("last");  // the last round too (of the last pass)
 
     // 4. The floor, timed the same way: an empty kernel (GPU form), then the smallest exchange
     //    (one dispatched token with every other PE, Floor).
@@ -710,6 +740,13 @@ int main(int argc, char** argv) {
                     gpu ? "the call's kernels from the first block's start to the last block's end (%globaltimer, "
                           "Buffer::kernel_times)"
                         : "the call's work on the host (Buffer::kernel_times; the CPU form has no kernel)");
+        if (gpu) {  // (the CPU form's latency is the host's time)
+            std::printf("the host's own time per call (the checks and the launches: the host clock around the call): dispatch "
+                        "%.1f us, combine %.1f us\n", worst[kDispHost], worst[kCombHost]);
+            std::printf("latency with the host ahead (a %.0f us GPU wait queued before each barrier: the GPU's time alone, as "
+                        "in a pipelined step): dispatch %.1f us, combine %.1f us\n",
+                        kAheadNs / 1e3, worst[kDispAhead], worst[kCombAhead]);
+        }
         // The floor beside them, and each call as a multiple of the exchange.
         const double fx = worst[kFloorExchange];
         auto times = [&](double v) {
@@ -750,8 +787,11 @@ int main(int argc, char** argv) {
         print_counts(g.data() + kN + 1, kStride, npes);
         std::printf("RESULT ep dispatch_us %.2f\nRESULT ep combine_us %.2f\n", worst[kDisp], worst[kComb]);
         if (gpu)  // (the CPU form has no kernel)
-            std::printf("RESULT ep dispatch_kernel_us %.2f\nRESULT ep combine_kernel_us %.2f\nRESULT ep floor_empty_us %.2f\n",
-                        worst[kDispKernel], worst[kCombKernel], worst[kFloorEmpty]);
+            std::printf("RESULT ep dispatch_kernel_us %.2f\nRESULT ep combine_kernel_us %.2f\nRESULT ep floor_empty_us %.2f\n"
+                        "RESULT ep dispatch_host_us %.2f\nRESULT ep combine_host_us %.2f\nRESULT ep dispatch_ahead_us %.2f\n"
+                        "RESULT ep combine_ahead_us %.2f\n",
+                        worst[kDispKernel], worst[kCombKernel], worst[kFloorEmpty], worst[kDispHost], worst[kCombHost],
+                        worst[kDispAhead], worst[kCombAhead]);
         std::printf("RESULT ep floor_exchange_us %.2f\n", fx);
         std::printf("PASS 04_moe_ep on %d PEs\n", npes);
         std::fflush(stdout);  // before the barrier: a PE failing after it ends the job at once

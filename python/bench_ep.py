@@ -13,7 +13,9 @@ median. Bandwidth = tokens x topk x hidden x bytes / time (1 byte FP8, 2 bf16), 
 bytes over a link (no latency term), as kishmem/ep/plan.h. The host's own time per call
 (Python, the checks, the launch: the host clock around the call) has a column of its own; the
 kernel time (as DeepEP's and the flagship's tables give it: the call's kernels from their first
-block's start to their last block's end, Buffer.kernel_times, in a pass of its own) too.
+block's start to their last block's end, Buffer.kernel_times, in a pass of its own) too, and the
+latency with the host ahead of the GPU (a GPU wait queued before each barrier, in a pass of its
+own: the GPU's time alone, as in a pipelined step or a graph replay, whatever Python costs).
 --check compares the first and last round's output with a torch reference (identity experts:
 out = sum_k w * dequantized token).
 """
@@ -31,7 +33,11 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
     sys.path.pop(0)
 import kishmem  # noqa: E402
 
-DISP, COMB, DSEND, DHOOK, CSEND, CHOOK, KDISP, KCOMB, HDISP, HCOMB = range(10)
+DISP, COMB, DSEND, DHOOK, CSEND, CHOOK, KDISP, KCOMB, HDISP, HCOMB, DAHEAD, CAHEAD = range(12)
+# The host ahead of the GPU (a pass of its own, GPU form): torch.cuda._sleep of this many GPU
+# cycles (about 100 us at the H200's clock; the flagship waits 100 us by the GPU's timer) before
+# each barrier, longer than the host takes to queue the call.
+AHEAD_CYCLES = 200000
 
 
 def main():
@@ -63,7 +69,10 @@ def main():
     # Marks as the flagship's: CUDA events on the stream (GPU), the host clock (CPU form).
     if gpu:
         ev = [torch.cuda.Event(enable_timing=True) for _ in range(8)]
-        mark = lambda i: ev[i].record()  # noqa: E731
+        # record(stream): without it each record looks the current stream up (4-6 us of host
+        # time on the H200's host, between the barrier and the call: the flagship's costs ~1 us)
+        stream = torch.cuda.current_stream()
+        mark = lambda i: ev[i].record(stream)  # noqa: E731
         span = lambda i, j: ev[i].elapsed_time(ev[j]) * 1e3  # noqa: E731
     else:
         ct = [0.0] * 8
@@ -82,14 +91,16 @@ def main():
     # combine writes into one output tensor made here, as the flagship's into its own buffer
     # (without out=, each call also allocates it through torch's caching allocator)
     out_buf = torch.empty((T, H), dtype=torch.bfloat16, device=dev)
-    times = [[] for _ in range(10)]
+    times = [[] for _ in range(12)]
     ok = True
     # The flagship's rounds (examples/04_moe_ep): 2 warm-up rounds, then per round a barrier
     # before each call, marks around it, and one synchronization at the round's end, so the host
     # queues the experts' work and the combine while the GPU still runs the dispatch. A pass
     # with the receive hook (send-only calls, then the hooks) follows the plain one.
-    for hooked in (False, True):
+    for hooked, ahead in ((False, False), (True, False)) + (((False, True),) if gpu else ()):
         for r in range(a.rounds + 2):
+            if ahead:
+                torch.cuda._sleep(AHEAD_CYCLES)
             barrier()
             (rx, cnt, h, _, dhook), hd = call(
                 0, lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8, return_recv_hook=hooked))
@@ -98,6 +109,8 @@ def main():
                 call(2, dhook)
             y = buf.get_next_low_latency_combine_buffer(h)
             y.copy_((kishmem.ep.dequantize(rx) if fp8 else rx).to(torch.bfloat16))  # identity experts
+            if ahead:
+                torch.cuda._sleep(AHEAD_CYCLES)
             barrier()
             (out, _, chook), hc = call(
                 4, lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True, return_recv_hook=hooked, out=out_buf))
@@ -120,7 +133,10 @@ def main():
                     ok = False
             if r < 2:
                 continue
-            if hooked:
+            if ahead:
+                times[DAHEAD].append(span(0, 1))
+                times[CAHEAD].append(span(4, 5))
+            elif hooked:
                 for slot, (i, j) in ((DSEND, (0, 1)), (DHOOK, (2, 3)), (CSEND, (4, 5)), (CHOOK, (6, 7))):
                     times[slot].append(span(i, j))
             else:
@@ -142,7 +158,7 @@ def main():
         times[KDISP].append(k["dispatch_us"])
         times[KCOMB].append(k["combine_us"])
     buf.set_kernel_clock(False)
-    med = torch.tensor([statistics.median(v) for v in times], dtype=torch.float64)
+    med = torch.tensor([statistics.median(v) if v else 0.0 for v in times], dtype=torch.float64)
     allmed = kishmem.zeros((n, len(times)), dtype=torch.float64)
     kishmem.barrier_all()
     kishmem.put(allmed[me], med.to(dev), 0)
@@ -166,6 +182,9 @@ def main():
         if gpu:  # (the CPU form's latency is the host's time)
             print(f"\nthe host's own time per call (Python, the checks, the launch): dispatch {worst[HDISP]:.1f} us, "
                   f"combine {worst[HCOMB]:.1f} us")
+            print(f"latency with the host ahead (torch.cuda._sleep({AHEAD_CYCLES}) queued before each barrier: the GPU's "
+                  f"time alone, as in a pipelined step): dispatch {worst[DAHEAD]:.1f} us, combine {worst[CAHEAD]:.1f} us")
+            print(f"RESULT ep_python dispatch_ahead_us {worst[DAHEAD]:.2f}\nRESULT ep_python combine_ahead_us {worst[CAHEAD]:.2f}")
         print("\nwith the receive hook (send-only call, then the hook):")
         print("| EP size | dispatch send | dispatch hook | combine send | combine hook |\n| ---: | ---: | ---: | ---: | ---: |")
         print(f"| {n} | {worst[DSEND]:.1f} us | {worst[DHOOK]:.1f} us | {worst[CSEND]:.1f} us | {worst[CHOOK]:.1f} us |")

@@ -26,7 +26,8 @@ def compare(flagship, python):
     out = []
     for np in (2, 4):
         c, p = cpp.get(f"ldst np{np} fp8", {}), py.get(f"bench_ep.py np{np} fp8", {})
-        for k in ("dispatch_us", "combine_us", "dispatch_kernel_us", "combine_kernel_us"):
+        for k in ("dispatch_us", "combine_us", "dispatch_ahead_us", "combine_ahead_us", "dispatch_kernel_us",
+                  "combine_kernel_us", "dispatch_host_us", "combine_host_us"):
             if k in c and k in p:
                 out.append(f"python / C++, {np} PEs, {k}: {p[k]:.1f} / {c[k]:.1f} us = {p[k] / c[k]:.2f}")
             else:

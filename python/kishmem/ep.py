@@ -85,7 +85,15 @@ class Buffer:
         self.num_local_experts = self.num_experts // self.group_size
         self.num_recv_rows = self.group_size * self.num_max_dispatch_tokens_per_rank
         self._dev = _t.heap_device_index()
-        self._device = _t.torch().device("cpu" if self._dev == -1 else f"cuda:{self._dev}")
+        torch = _t.torch()
+        self._device = torch.device("cpu" if self._dev == -1 else f"cuda:{self._dev}")
+        self._Tensor = torch.Tensor
+        self._bf16 = (torch.bfloat16,)
+        self._f32 = (torch.float32,)
+        self._i32 = (torch.int32,)
+        self._idx = (torch.int64, torch.int32)
+        self._int64 = torch.int64
+        self._x_shape = torch.Size((self.num_local_experts, self.num_recv_rows, self.hidden))
         self._views = None
         self._pending = None  # a handle whose dispatch hook is owed
         self._combine_buffer = None
@@ -134,6 +142,13 @@ class Buffer:
         ev = _t.torch().cuda.Event()
         ev.record(_t.torch().cuda.current_stream(self._dev))
         return EventOverlap(ev)
+
+    def _fine(self, obj, dtypes, shape):
+        """The hot path's test: obj is a plain contiguous tensor of one of dtypes (torch dtype
+        objects), shape and this buffer's device. About a third of _tensor's time; where it says
+        no, _tensor says why (or accepts a tensor subclass)."""
+        return (type(obj) is self._Tensor and obj.dtype in dtypes and obj.shape == shape and obj.get_device() == self._dev
+                and (self._dev >= 0 or obj.device.type == "cpu") and obj.is_contiguous())
 
     def _tensor(self, obj, what, dtypes, shape, call):
         """'' when obj is a contiguous tensor of one of dtypes, shape and this buffer's device;
@@ -199,8 +214,14 @@ class Buffer:
         return_recv_hook the call only sends; hook() receives (recv_x and recv_count are filled
         then)."""
         why = ""
-        torch = _t.torch()
-        if num_max_dispatch_tokens_per_rank != self.num_max_dispatch_tokens_per_rank:
+        T = x.shape[0] if type(x) is self._Tensor and x.dim() == 2 else -1
+        if (0 <= T <= self.num_max_dispatch_tokens_per_rank and num_max_dispatch_tokens_per_rank == self.num_max_dispatch_tokens_per_rank
+                and num_experts == self.num_experts and bool(use_fp8) == self.use_fp8 and not round_scale and not use_ue8m0
+                and self._fine(x, self._bf16, (T, self.hidden)) and self._fine(topk_idx, self._idx, (T, self.num_topk))
+                and (cumulative_local_expert_recv_stats is None
+                     or self._fine(cumulative_local_expert_recv_stats, self._i32, (self.num_local_experts,)))):
+            pass  # the hot path: every argument as expected
+        elif num_max_dispatch_tokens_per_rank != self.num_max_dispatch_tokens_per_rank:
             why = (f"num_max_dispatch_tokens_per_rank = {num_max_dispatch_tokens_per_rank} but the buffer was made for "
                    f"{self.num_max_dispatch_tokens_per_rank}")
         elif num_experts != self.num_experts:
@@ -225,13 +246,12 @@ class Buffer:
                                    (self.num_local_experts,), "dispatch")
         if why:
             self._refuse_dispatch(why)
-        s = self._stream()
         h = _c.ep.Handle()
         send_only = bool(return_recv_hook)
-        ptrs = self._b.dispatch(s, x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype == torch.int64, x.shape[0], h,
-                                send_only)
+        ptrs = self._b.dispatch(self._stream(), x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype is self._int64,
+                                x.shape[0], h, send_only)
         recv_x, recv_count, src_info = self._received(ptrs)
-        handle = Handle(self, h, x.shape[0], tuple(topk_idx.shape), src_info)
+        handle = Handle(self, h, x.shape[0], topk_idx.shape, src_info)
         stats = cumulative_local_expert_recv_stats
 
         def received():
@@ -262,16 +282,21 @@ class Buffer:
         received row i) back to its token's PE, which returns out[t] = sum over k of
         topk_weights[t][k] * row ([num_tokens, hidden] bf16; `out` when given). Returns
         (combined_x, event, hook); with return_recv_hook, combined_x is filled by hook()."""
-        torch = _t.torch()
         call = "combine"
         why = ""
-        if not isinstance(handle, Handle) or handle._buf is not self:
+        if (type(handle) is Handle and handle._buf is self and not use_logfmt and self._fine(x, self._bf16, self._x_shape)
+                and (not zero_copy or (self._combine_buffer is not None and x.data_ptr() == self._combine_buffer.data_ptr()))
+                and self._fine(topk_idx, self._idx, handle.topk_idx_shape)
+                and self._fine(topk_weights, self._f32, (handle.num_tokens, self.num_topk))
+                and (out is None or self._fine(out, self._bf16, (handle.num_tokens, self.hidden)))):
+            pass  # the hot path: every argument as expected
+        elif not isinstance(handle, Handle) or handle._buf is not self:
             why = "handle is not one that this buffer's low_latency_dispatch returned"
         elif use_logfmt:
             why = "use_logfmt is not supported: combine sends bf16 rows"
         else:
             T = handle.num_tokens
-            why = self._tensor(x, "x", ("bfloat16",), (self.num_local_experts, self.num_recv_rows, self.hidden), call)
+            why = self._tensor(x, "x", ("bfloat16",), self._x_shape, call)
             if not why and zero_copy and (self._combine_buffer is None or x.data_ptr() != self._combine_buffer.data_ptr()):
                 why = "zero_copy=True but x is not get_next_low_latency_combine_buffer()'s tensor"
             if not why:
@@ -283,7 +308,7 @@ class Buffer:
         if why:
             self._refuse_combine(call, why)
         if out is None:
-            out = torch.empty((handle.num_tokens, self.hidden), dtype=torch.bfloat16, device=self.device)
+            out = _t.torch().empty((handle.num_tokens, self.hidden), dtype=self._bf16[0], device=self.device)
         send_only = bool(return_recv_hook)
         # With no tokens nothing is written to out, but the library takes no null pointer: a scratch word.
         out_ptr = out.data_ptr() if out.numel() else self._scratch().data_ptr()

@@ -85,8 +85,13 @@ def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy,
     event.current_stream_wait()
     if device != "cpu":
         buf.check()
-    out = out.cpu()
-    # Reference: sum_k w * expert(row), each row as its expert's PE saw it (dequantized FP8 or bf16).
+    check_combined(out.cpu(), x, idx, w, use_fp8)
+    return recv_count.clone()
+
+
+def check_combined(out, x, idx, w, use_fp8):
+    """out (CPU) against sum_k w * expert(row), each row as its expert's PE saw it (dequantized
+    FP8 or bf16)."""
     if use_fp8:
         qx, sx = ref.quantize(x)
         rows = torch.from_numpy((qx.reshape(len(x), -1, 128) * sx[:, :, None]).reshape(len(x), HIDDEN))
@@ -100,7 +105,6 @@ def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy,
                 want[t] += w[t, k] * expert_fn(e, rows[t]).float()
     assert out.shape == (len(x), HIDDEN) and out.dtype == torch.bfloat16
     torch.testing.assert_close(out.float(), want, rtol=1.6e-2, atol=1e-3)
-    return recv_count.clone()
 
 
 @pytest.mark.parametrize("use_fp8", [True, False])

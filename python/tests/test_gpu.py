@@ -1,6 +1,7 @@
 """The package on a GPU heap: symmetric tensors on the GPU, RMA and signals from the host and on
 a torch.cuda.Stream, and kishmem.ep's GPU form checked against the CPU-side references (the same
-checks as test_ep.py, on GPU tensors). Exits 77 (CTest's skip) where no GPU is usable."""
+checks as test_ep.py, on GPU tensors), also a round captured into a CUDA graph and replayed.
+Exits 77 (CTest's skip) where no GPU is usable."""
 import os
 
 import pytest
@@ -10,6 +11,7 @@ if not torch.cuda.is_available():  # before kishmem.init: a GPU heap cannot be m
     print("SKIP: no usable GPU", flush=True)
     os._exit(77)
 
+import ep_reference as ref  # noqa: E402
 import kishmem  # noqa: E402
 import test_ep  # noqa: E402
 
@@ -83,6 +85,44 @@ def test_ep_rounds(gpu_shmem, use_fp8, hook):
         test_ep.check_round(s, buf, s.TEAM_WORLD, 50 + 10 * r + (2 if use_fp8 else 1) + (4 if hook else 0), use_fp8,
                             idx_dtype, hook, zero_copy, device=s.heap_device())
     buf.check()
+    buf.destroy()
+
+
+@pytest.mark.parametrize("use_fp8", [True, False])
+def test_ep_graph(gpu_shmem, use_fp8):
+    """A round (dispatch, the experts as torch ops, zero-copy combine) captured into a CUDA graph
+    with torch.cuda.graph, as a decode step is, and replayed 3 times: each replay's output, NaN
+    before it, checked against the reference (the same inputs every time)."""
+    s = gpu_shmem
+    n, me, dev = s.n_pes(), s.my_pe(), s.heap_device()
+    E, L = test_ep.PER_PE * n, test_ep.PER_PE
+    buf = s.ep.Buffer(s.TEAM_WORLD, test_ep.T_MAX, test_ep.HIDDEN, E, test_ep.TOPK, use_fp8=use_fp8)
+    x, idx, w = ref.inputs(me, test_ep.tokens_of(me), test_ep.HIDDEN, test_ep.TOPK, E, 70)
+    xd, idxd, wd = x.to(dev), idx.to(dev), w.to(dev)
+    out = torch.empty((len(x), test_ep.HIDDEN), dtype=torch.bfloat16, device=dev)
+    scale = ((me * L + torch.arange(L, device=dev) + 1) / 4.0).view(L, 1, 1)  # test_ep.expert_fn per local expert
+
+    def step():
+        recv_x, _, handle, _, _ = buf.low_latency_dispatch(xd, idxd, test_ep.T_MAX, E, use_fp8=use_fp8)
+        rows = s.ep.dequantize(recv_x) if use_fp8 else recv_x.float()
+        y = buf.get_next_low_latency_combine_buffer(handle)
+        y.copy_((rows * scale).to(torch.bfloat16))
+        buf.low_latency_combine(y, idxd, wd, handle, zero_copy=True, out=out)
+
+    step()  # eager first (the warm-up torch.cuda.graph asks for), checked as the replays are
+    buf.check()
+    test_ep.check_combined(out.cpu(), x, idx, w, use_fp8)
+    s.barrier_all()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        step()
+    for r in range(3):
+        out.fill_(float("nan"))
+        g.replay()
+        buf.check()  # (synchronizes)
+        test_ep.check_combined(out.cpu(), x, idx, w, use_fp8)
+        s.barrier_all()  # no PE replays before every PE has read this replay's rows
+    del g
     buf.destroy()
 
 
