@@ -180,14 +180,27 @@ int GpuPath::read_clock(Buffer& b, unsigned long long* stamps) {
                   cudaGetErrorString(e));
 }
 
+// Send blocks of a dispatch: num_sms, within this GPU's SMs per PE sharing it, so that the blocks
+// of every PE on the GPU (the last one of each also receives) are resident together (on one H200
+// with 128 blocks per PE at 2 and 4 PEs the last block started ~10 us after the first: the
+// dispatch took 23.3 / 48.4 us against 18.9 / 35.5 us with 64), yet enough that no block has
+// more than kMaxEntries (token, k) entries.
+static int send_blocks(int sms, int sms_per_pe, int K, int T) {
+    const int per_block = std::max(1, gpu::kMaxEntries / std::max(1, K));
+    const int need = (T + per_block - 1) / per_block;
+    const int cap = sms_per_pe > 0 ? std::min(sms, sms_per_pe) : sms;
+    return std::max({1, need, cap});
+}
+
 int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison,
                            bool fuse_recv) {
     const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockDispatch);
     const auto* xs = static_cast<const uint16_t*>(x);
     const int f = fuse_recv ? 1 : 0;
     const size_t smem = 2 * sizeof(int) * static_cast<size_t>(b.layout_.E);  // per-expert counts and first rows
-    if (idx64) gpu::dispatch_send<int64_t><<<b.sms_, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int64_t*>(idx), T, poison, f);
-    else gpu::dispatch_send<int32_t><<<b.sms_, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int32_t*>(idx), T, poison, f);
+    const int g = send_blocks(b.sms_, b.dev_sms_, b.layout_.K, T);
+    if (idx64) gpu::dispatch_send<int64_t><<<g, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int64_t*>(idx), T, poison, f);
+    else gpu::dispatch_send<int32_t><<<g, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int32_t*>(idx), T, poison, f);
     const int rc = launched(b, "dispatch");
     return rc != kOk ? rc : poison ? kBadArgument : kOk;
 }
