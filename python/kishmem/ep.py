@@ -145,8 +145,8 @@ class Buffer:
 
     def _fine(self, obj, dtypes, shape):
         """The hot path's test: obj is a plain contiguous tensor of one of dtypes (torch dtype
-        objects), shape and this buffer's device. About a third of _tensor's time; where it says
-        no, _tensor says why (or accepts a tensor subclass)."""
+        objects), shape and this buffer's device, without making a message; where it says no,
+        _tensor says why (or accepts a tensor subclass)."""
         return (type(obj) is self._Tensor and obj.dtype in dtypes and obj.shape == shape and obj.get_device() == self._dev
                 and (self._dev >= 0 or obj.device.type == "cpu") and obj.is_contiguous())
 
