@@ -180,17 +180,37 @@ int GpuPath::read_clock(Buffer& b, unsigned long long* stamps) {
                   cudaGetErrorString(e));
 }
 
-// Send blocks of a dispatch: num_sms, within this GPU's SMs per PE sharing it, so that the blocks
-// of every PE on the GPU (the last one of each also receives) are resident together (on one H200
-// with 128 blocks per PE at 2 and 4 PEs the last block started ~10 us after the first: the
-// dispatch took 23.3 / 48.4 us against 18.9 / 35.5 us with 64), yet enough that no block has
-// more than kMaxEntries (token, k) entries.
-static int send_blocks(int sms, int sms_per_pe, int K, int T) {
-    const int per_block = std::max(1, gpu::kMaxEntries / std::max(1, K));
-    const int need = (T + per_block - 1) / per_block;
-    const int cap = sms_per_pe > 0 ? std::min(sms, sms_per_pe) : sms;
-    return std::max({1, need, cap});
+namespace {
+
+// Blocks of a kernel whose blocks all wait for every PE: up to a block per token, within num_sms
+// and this GPU's SMs per PE sharing it, so that the blocks of all those PEs fit together.
+int waiting_blocks(int sms, int sms_per_pe, int T) {
+    long cap = sms;
+    if (sms_per_pe > 0 && sms_per_pe < cap) cap = sms_per_pe;
+    return static_cast<int>(T < 1 ? 1 : T < cap ? T : cap < 1 ? 1 : cap);
 }
+
+// Send blocks of a dispatch: as a waiting kernel's at most (the last one of each PE also
+// receives; on one H200 with 128 blocks per PE at 2 and 4 PEs the last block started ~10 us after
+// the first: the dispatch took 23.3 / 48.4 us against 18.9 / 35.5 us with 64), yet enough that no
+// block has more than kMaxEntries (token, k) entries.
+int send_blocks(int sms, int sms_per_pe, int K, int T) {
+    const int per_block = std::max(1, gpu::kMaxEntries / std::max(1, K));
+    return std::max((T + per_block - 1) / per_block, waiting_blocks(sms, sms_per_pe, INT_MAX));
+}
+
+// expert_out's offset from the buffer's block when all of it is symmetric (16-byte aligned):
+// token PEs that map this PE then read it in place; else kNoOff (rows are pushed).
+long long expert_out_offset(const Layout& l, const char* base, const void* eo) {
+    const size_t bytes = static_cast<size_t>(l.L) * l.R * l.H * 2;
+    const char* p = static_cast<const char*>(eo);
+    const int me = shmem_my_pe();
+    if ((reinterpret_cast<uintptr_t>(p) & 15) != 0 || !shmem_addr_accessible(p, me) || !shmem_addr_accessible(p + bytes - 1, me))
+        return gpu::kNoOff;
+    return p - base;
+}
+
+}  // namespace
 
 int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void* idx, bool idx64, int T, bool poison,
                            bool fuse_recv) {
@@ -210,28 +230,6 @@ int GpuPath::dispatch_recv(Buffer& b, cudaStream_t s) {
     return launched(b, "dispatch_recv");
 }
 
-namespace {
-
-// Blocks of a kernel whose blocks all wait for every PE: up to a block per token, within num_sms
-// and this GPU's SMs per PE sharing it, so that the blocks of all those PEs fit together.
-int waiting_blocks(int sms, int sms_per_pe, int T) {
-    long cap = sms;
-    if (sms_per_pe > 0 && sms_per_pe < cap) cap = sms_per_pe;
-    return static_cast<int>(T < 1 ? 1 : T < cap ? T : cap < 1 ? 1 : cap);
-}
-
-// expert_out's offset from the buffer's block when all of it is symmetric (16-byte aligned):
-// token PEs that map this PE then read it in place; else kNoOff (rows are pushed).
-long long expert_out_offset(const Layout& l, const char* base, const void* eo) {
-    const size_t bytes = static_cast<size_t>(l.L) * l.R * l.H * 2;
-    const char* p = static_cast<const char*>(eo);
-    const int me = shmem_my_pe();
-    if ((reinterpret_cast<uintptr_t>(p) & 15) != 0 || !shmem_addr_accessible(p, me) || !shmem_addr_accessible(p + bytes - 1, me))
-        return gpu::kNoOff;
-    return p - base;
-}
-
-}  // namespace
 
 int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float* w, void* out, int T, bool fuse_recv) {
     const auto* e = static_cast<const uint16_t*>(eo);

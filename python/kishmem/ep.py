@@ -143,21 +143,19 @@ class Buffer:
         ev.record(_t.torch().cuda.current_stream(self._dev))
         return EventOverlap(ev)
 
-    def _fine(self, obj, dtypes, shape):
-        """The hot path's test: obj is a plain contiguous tensor of one of dtypes (torch dtype
-        objects), shape and this buffer's device, without making a message; where it says no,
-        _tensor says why (or accepts a tensor subclass)."""
-        return (type(obj) is self._Tensor and obj.dtype in dtypes and obj.shape == shape and obj.get_device() == self._dev
-                and (self._dev >= 0 or obj.device.type == "cpu") and obj.is_contiguous())
-
-    def _tensor(self, obj, what, dtypes, shape, call):
-        """'' when obj is a contiguous tensor of one of dtypes, shape and this buffer's device;
-        else why not."""
+    def _tensor(self, obj, what, dtypes, shape):
+        """'' when obj is a contiguous tensor of one of dtypes (torch dtype objects), shape and
+        this buffer's device; else why not."""
+        # The hot path: a plain tensor as expected, tested once, no message made (a subclass, or
+        # anything else, goes through the checks below).
+        if (type(obj) is self._Tensor and obj.dtype in dtypes and obj.shape == shape and obj.get_device() == self._dev
+                and (self._dev >= 0 or obj.device.type == "cpu") and obj.is_contiguous()):
+            return ""
         if not _t.is_tensor(obj):
             return f"{what} is a {type(obj).__name__}, not a torch tensor"
-        name = _t.dtype_name(obj.dtype)
-        if name not in dtypes:
-            return f"{what} has dtype torch.{name}, expected " + " or ".join(f"torch.{d}" for d in dtypes)
+        if obj.dtype not in dtypes:
+            return (f"{what} has dtype torch.{_t.dtype_name(obj.dtype)}, expected "
+                    + " or ".join(f"torch.{_t.dtype_name(d)}" for d in dtypes))
         if obj.shape != shape:  # (torch.Size is a tuple)
             return f"{what} has shape {list(obj.shape)}, expected {list(shape)}"
         # (is_cuda and get_device: no torch.device made on the GPU form's every call)
@@ -214,14 +212,7 @@ class Buffer:
         return_recv_hook the call only sends; hook() receives (recv_x and recv_count are filled
         then)."""
         why = ""
-        T = x.shape[0] if type(x) is self._Tensor and x.dim() == 2 else -1
-        if (0 <= T <= self.num_max_dispatch_tokens_per_rank and num_max_dispatch_tokens_per_rank == self.num_max_dispatch_tokens_per_rank
-                and num_experts == self.num_experts and bool(use_fp8) == self.use_fp8 and not round_scale and not use_ue8m0
-                and self._fine(x, self._bf16, (T, self.hidden)) and self._fine(topk_idx, self._idx, (T, self.num_topk))
-                and (cumulative_local_expert_recv_stats is None
-                     or self._fine(cumulative_local_expert_recv_stats, self._i32, (self.num_local_experts,)))):
-            pass  # the hot path: every argument as expected
-        elif num_max_dispatch_tokens_per_rank != self.num_max_dispatch_tokens_per_rank:
+        if num_max_dispatch_tokens_per_rank != self.num_max_dispatch_tokens_per_rank:
             why = (f"num_max_dispatch_tokens_per_rank = {num_max_dispatch_tokens_per_rank} but the buffer was made for "
                    f"{self.num_max_dispatch_tokens_per_rank}")
         elif num_experts != self.num_experts:
@@ -236,14 +227,14 @@ class Buffer:
                    f"{list(x.shape) if _t.is_tensor(x) else type(x).__name__}")
         else:
             T = x.shape[0]
-            why = self._tensor(x, "x", ("bfloat16",), (T, self.hidden), "dispatch")
+            why = self._tensor(x, "x", self._bf16, (T, self.hidden))
             if not why and T > self.num_max_dispatch_tokens_per_rank:
                 why = f"x has {T} tokens but the buffer holds at most {self.num_max_dispatch_tokens_per_rank} per PE"
             if not why:
-                why = self._tensor(topk_idx, "topk_idx", ("int64", "int32"), (T, self.num_topk), "dispatch")
+                why = self._tensor(topk_idx, "topk_idx", self._idx, (T, self.num_topk))
             if not why and cumulative_local_expert_recv_stats is not None:
-                why = self._tensor(cumulative_local_expert_recv_stats, "cumulative_local_expert_recv_stats", ("int32",),
-                                   (self.num_local_experts,), "dispatch")
+                why = self._tensor(cumulative_local_expert_recv_stats, "cumulative_local_expert_recv_stats", self._i32,
+                                   (self.num_local_experts,))
         if why:
             self._refuse_dispatch(why)
         h = _c.ep.Handle()
@@ -284,27 +275,21 @@ class Buffer:
         (combined_x, event, hook); with return_recv_hook, combined_x is filled by hook()."""
         call = "combine"
         why = ""
-        if (type(handle) is Handle and handle._buf is self and not use_logfmt and self._fine(x, self._bf16, self._x_shape)
-                and (not zero_copy or (self._combine_buffer is not None and x.data_ptr() == self._combine_buffer.data_ptr()))
-                and self._fine(topk_idx, self._idx, handle.topk_idx_shape)
-                and self._fine(topk_weights, self._f32, (handle.num_tokens, self.num_topk))
-                and (out is None or self._fine(out, self._bf16, (handle.num_tokens, self.hidden)))):
-            pass  # the hot path: every argument as expected
-        elif not isinstance(handle, Handle) or handle._buf is not self:
+        if not isinstance(handle, Handle) or handle._buf is not self:
             why = "handle is not one that this buffer's low_latency_dispatch returned"
         elif use_logfmt:
             why = "use_logfmt is not supported: combine sends bf16 rows"
         else:
             T = handle.num_tokens
-            why = self._tensor(x, "x", ("bfloat16",), self._x_shape, call)
+            why = self._tensor(x, "x", self._bf16, self._x_shape)
             if not why and zero_copy and (self._combine_buffer is None or x.data_ptr() != self._combine_buffer.data_ptr()):
                 why = "zero_copy=True but x is not get_next_low_latency_combine_buffer()'s tensor"
             if not why:
-                why = self._tensor(topk_idx, "topk_idx", ("int64", "int32"), handle.topk_idx_shape, call)
+                why = self._tensor(topk_idx, "topk_idx", self._idx, handle.topk_idx_shape)
             if not why:
-                why = self._tensor(topk_weights, "topk_weights", ("float32",), (T, self.num_topk), call)
+                why = self._tensor(topk_weights, "topk_weights", self._f32, (T, self.num_topk))
             if not why and out is not None:
-                why = self._tensor(out, "out", ("bfloat16",), (T, self.hidden), call)
+                why = self._tensor(out, "out", self._bf16, (T, self.hidden))
         if why:
             self._refuse_combine(call, why)
         if out is None:
