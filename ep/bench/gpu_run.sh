@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../tools/gpu/common.sh"
 gpu_begin ep-results
 mode=${1:-all}
 [[ $mode == all || $mode == python || $mode == profile ]] || { echo "usage: $0 [python|profile]" >&2; exit 2; }
-bdir=build-gpu cmake_args=() targets=(ep_gpu 04_moe_ep ep_cpu)
+bdir=build-gpu cmake_args=() targets=(ep_gpu ep_topk_gpu 04_moe_ep ep_cpu kishmem_python)
 case $mode in
   python) targets=(04_moe_ep kishmem_python) ;;
   profile) bdir=build-gpu-prof cmake_args=(-DCMAKE_CUDA_FLAGS=-DKISHMEM_EP_PROFILE) targets=(04_moe_ep) ;;

@@ -100,35 +100,28 @@ __device__ inline uint4 quantize16(uint4 lo, uint4 hi, float* scale) {
     return make_uint4(pack_e4m3x4(f, inv), pack_e4m3x4(f + 4, inv), pack_e4m3x4(f + 8, inv), pack_e4m3x4(f + 12, inv));
 }
 
-// Tell every receiver that this block's part of the round is visible (thread 0, after the
-// block's __syncthreads). Mapped receivers: add 1 (block 0: 1 + kArriveUnit - blocks, after
-// `word` = value). Receivers reached remotely: the last
-// block, after every block's quiet, writes `word` and adds kArriveUnit. Returns whether this
-// block was the last one.
+// Tell every receiver that this block's part of the round is visible (warp 0, after the block's
+// __syncthreads; every lane returns the same). Mapped receivers, a lane each: add 1 (block 0:
+// 1 + kArriveUnit - blocks, after `word` = value). Receivers reached remotely: the last block,
+// after every block's quiet, writes `word` and adds kArriveUnit. Returns whether this block was
+// the last one.
 __device__ inline bool arrive_all(const Args& a, int kind, uint64_t* word, uint64_t value, uint32_t* done) {
     const Layout& l = a.l;
-    const View v{a.base};
-    const int* pe_of = v.pe_of(l);
-    shmem_quiet();
-    bool remote = false;
-    for (int r = 0; r < l.npes; ++r) {
-        const int pe = pe_of[r];
-        if (!shmem_ptr(a.base, pe)) {
-            remote = true;
-            continue;
+    const bool first = blockIdx.x == 0;
+    uint32_t count = 0;
+    const bool remote =
+        arrive_mapped(l, a.base, kind, first ? word : nullptr, value, first ? 1 + kArriveUnit - gridDim.x : 1, done, &count);
+    if (count != gridDim.x - 1) return false;
+    if ((threadIdx.x & 31u) == 0) {
+        *done = 0;
+        if (remote) {  // after every block's quiet (each counted itself after its own)
+            const int* pe_of = View{a.base}.pe_of(l);
+            for (int r = 0; r < l.npes; ++r)
+                if (!shmem_ptr(a.base, pe_of[r])) arrive_at(l, a.base, kind, word, value, kArriveUnit, pe_of[r]);
+            shmem_quiet();
         }
-        const bool first = blockIdx.x == 0;
-        arrive_at(l, a.base, kind, first ? word : nullptr, value, first ? 1 + kArriveUnit - gridDim.x : 1, pe);
     }
-    __threadfence();
-    if (atomicAdd(done, 1u) != gridDim.x - 1) return false;
-    *done = 0;
-    __threadfence();
-    if (remote) {
-        for (int r = 0; r < l.npes; ++r)
-            if (!shmem_ptr(a.base, pe_of[r])) arrive_at(l, a.base, kind, word, value, kArriveUnit, pe_of[r]);
-        shmem_quiet();
-    }
+    __syncwarp();
     return true;
 }
 
@@ -365,12 +358,13 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(const __grid_consta
     __syncthreads();
     KISHMEM_EP_PROF(kProfDispatch, round, 3);
     // 4. Arrival at every PE (the flag word carries the bad-input bit).
-    if (threadIdx.x == 0) {
-        if (blockIdx.x == 0 && s_bad != INT_MAX && !poison) {
+    if (threadIdx.x < 32) {
+        if (threadIdx.x == 0 && blockIdx.x == 0 && s_bad != INT_MAX && !poison) {
             const long long e = static_cast<long long>(idx[s_bad]);
             record_error(a.err, e < -1 || e >= l.E ? kErrIndex : kErrDuplicate, s_bad / K, s_bad % K, -1, e);
         }
-        s_last = arrive_all(a, kDispatch, v.disp_flag(l) + l.me, round | (bad ? kBadInputBit : 0), &st->done_dispatch);
+        const bool last = arrive_all(a, kDispatch, v.disp_flag(l) + l.me, round | (bad ? kBadInputBit : 0), &st->done_dispatch);
+        if (threadIdx.x == 0) s_last = last;
         KISHMEM_EP_PROF(kProfDispatch, round, 4);
     }
     __syncthreads();
@@ -399,28 +393,27 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
     __shared__ int s_unmapped;
     KISHMEM_EP_PROF(kProfCombineSend, round, 0);
     KISHMEM_EP_PROF(kProfCombineSend, round, 4);
-    if (threadIdx.x == 0) {
-        s_unmapped = 0;
-        for (int r = 0; r < l.npes; ++r) s_unmapped |= shmem_ptr(a.base, pe_of[r]) == nullptr;
+    if (threadIdx.x < 32) {  // warp 0: a lane per PE
+        bool unmapped = false;
+        for (int r = threadIdx.x; r < l.npes; r += 32) unmapped |= shmem_ptr(a.base, pe_of[r]) == nullptr;
+        unmapped = __any_sync(0xffffffffu, unmapped);
+        if (threadIdx.x == 0) s_unmapped = unmapped;
         if (blockIdx.x == 0) {
-            st->pulled = pull;
+            if (threadIdx.x == 0) st->pulled = pull;
             // Where this round's expert_out is for every mapped PE (0: pushed), ordered before
-            // block 0's arrival by the quiet in front of it. With every PE mapped and expert_out
-            // symmetric nothing moves: the arrival follows at once (expert_out is complete in
-            // stream order). Otherwise the arrivals wait for every block's rows, so that no PE
-            // starts its next dispatch (which rewrites recv_src) while a block still reads it.
+            // block 0's arrival by the quiet in arrive_mapped (each lane writes both at its PEs).
+            // With every PE mapped and expert_out symmetric nothing moves: the arrival follows at
+            // once (expert_out is complete in stream order). Otherwise the arrivals wait for every
+            // block's rows, so that no PE starts its next dispatch (which rewrites recv_src) while
+            // a block still reads it.
             // This relies on mapping being mutual (A maps B exactly when B maps A: routes.cpp decides
             // load/store per pair, and init refuses PEs whose KISHMEM_REMOTE differ: reliability.gone.remote_init): a PE that this one
             // maps but that does not map it back would find an offset it cannot use and read
             // comb_recv, which nobody filled for it.
             const uint64_t off = pull ? static_cast<uint64_t>(eo_off) + kOffBias : 0;
-            for (int r = 0; r < l.npes; ++r)
+            for (int r = threadIdx.x; r < l.npes; r += 32)
                 if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_p(v.comb_off(l) + l.me, off, pe_of[r]);
-            if (pull && !s_unmapped) {
-                shmem_quiet();
-                for (int r = 0; r < l.npes; ++r)
-                    arrive_at(l, a.base, kCombine, v.comb_flag(l) + l.me, round, kArriveUnit, pe_of[r]);
-            }
+            if (pull && !unmapped) arrive_mapped(l, a.base, kCombine, v.comb_flag(l) + l.me, round, kArriveUnit);
         }
     }
     for (int le = threadIdx.x; le < l.L; le += blockDim.x) s_pre[le + 1] = v.recv_count(l)[le];
@@ -468,19 +461,24 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
     }
     __syncthreads();
     KISHMEM_EP_PROF(kProfCombineSend, round, 2);
-    if (threadIdx.x == 0 && rows) arrive_all(a, kCombine, v.comb_flag(l) + l.me, round, &st->done_combine);
+    if (threadIdx.x < 32 && rows) arrive_all(a, kCombine, v.comb_flag(l) + l.me, round, &st->done_combine);
     KISHMEM_EP_PROF(kProfCombineSend, round, 3);
 }
 
-// Combine's receive, by every block of the kernel: waits for every sender, then a block per
-// token and a thread per 8 channels: out[t] = sum_k w[t][k] * row(t, k) (fused multiply-adds in
-// k order, as the CPU form), row (t, k) read from the expert's PE (pull) or from comb_recv.
-__device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* out, int T) {
+// Combine's receive, by every block of the kernel: waits for every sender, then out[t] = sum_k
+// w[t][k] * row(t, k) (fused multiply-adds in k order, as the CPU form), row (t, k) read from the
+// expert's PE (pull) or from comb_recv. A block takes tokens blockIdx.x, + gridDim.x, ..., up to
+// kReduceChunk at a time: first where each of their rows is (a thread per (token, k): the
+// dependent loads of entry and offset overlap), then a thread per two (token, 8 channels) of
+// them all, with no barrier between tokens (on one H200 a setup and two passes per token left the
+// memory idle between them: 128 tokens at 4 PEs reduced at 2.2 TB/s).
+constexpr int kReduceChunk = 8;
+__device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* out, int T, bool pulled) {
     const Layout& l = a.l;
     const View v{a.base};
     const uint64_t round = v.local(l)->round;
-    __shared__ const uint4* s_src[kMaxK];
-    __shared__ float s_w[kMaxK];
+    __shared__ const uint4* s_src[kReduceChunk][kMaxK];
+    __shared__ float s_w[kReduceChunk][kMaxK];
     KISHMEM_EP_PROF(kProfCombineRecv, round, 0);
     KISHMEM_EP_PROF(kProfCombineRecv, round, 3);
     wait_arrivals(a, kCombine, round);
@@ -489,10 +487,12 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
     if (bad_from >= 0 && blockIdx.x == 0 && threadIdx.x == 0)
         record_error(a.err, kErrPeerBadCombine, -1, -1, bad_from, static_cast<long long>(round));
     const int K = l.K, C = l.H / 8;
-    for (int t = bad_from >= 0 ? T : blockIdx.x; t < T; t += gridDim.x) {
-        if (threadIdx.x < K) {
-            const int k = threadIdx.x;
-            const size_t j = static_cast<size_t>(t) * K + k;
+    const int mine = bad_from >= 0 || blockIdx.x >= T ? 0 : (T - 1 - blockIdx.x) / gridDim.x + 1;  // this block's tokens
+    for (int j0 = 0; j0 < mine; j0 += kReduceChunk) {
+        const int nt = min(kReduceChunk, mine - j0);
+        for (int i = threadIdx.x; i < nt * K; i += blockDim.x) {
+            const int jt = i / K, k = i - jt * K;
+            const size_t j = static_cast<size_t>(blockIdx.x + (j0 + jt) * gridDim.x) * K + k;
             const Entry en = v.entry(l)[j];
             const uint4* src = nullptr;
             if (en.rank >= 0) {
@@ -502,35 +502,58 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
                 src = peer_eo ? reinterpret_cast<const uint4*>(peer_eo) + static_cast<size_t>(en.slot) * C
                               : reinterpret_cast<const uint4*>(v.comb_recv(l) + j * l.H);
             }
-            s_src[k] = src;
-            s_w[k] = src ? w[j] : 0.0f;
+            s_src[jt][k] = src;
+            s_w[jt][k] = src ? w[j] : 0.0f;
         }
         __syncthreads();
-        for (int c = threadIdx.x; c < C; c += blockDim.x) {
-            float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-            for (int k0 = 0; k0 < K; k0 += 8) {
-                uint4 raw[8];
+        // Two items per thread at a time: 2 x K loads in flight before their sums.
+        const int n = nt * C;
+        for (int i0 = threadIdx.x; i0 < n; i0 += 2 * blockDim.x) {
+            int jt[2], c[2];
+            bool on[2];
 #pragma unroll
-                for (int u = 0; u < 8; ++u)
-                    if (k0 + u < K && s_src[k0 + u]) raw[u] = __ldcg(s_src[k0 + u] + c);
-#pragma unroll
-                for (int u = 0; u < 8; ++u) {
-                    if (k0 + u >= K || !s_src[k0 + u]) continue;
-                    const float wk = s_w[k0 + u];
-                    const uint32_t wd[4] = {raw[u].x, raw[u].y, raw[u].z, raw[u].w};
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) {
-                        acc[2 * i] = __fmaf_rn(wk, bf16_to_float(wd[i] & 0xffff), acc[2 * i]);
-                        acc[2 * i + 1] = __fmaf_rn(wk, bf16_to_float(wd[i] >> 16), acc[2 * i + 1]);
-                    }
-                }
+            for (int h = 0; h < 2; ++h) {
+                const int item = i0 + h * static_cast<int>(blockDim.x);
+                on[h] = item < n;
+                jt[h] = on[h] ? item / C : 0;
+                c[h] = item - jt[h] * C;
             }
-            uint4 o;
-            o.x = float_to_bf16(acc[0]) | static_cast<uint32_t>(float_to_bf16(acc[1])) << 16;
-            o.y = float_to_bf16(acc[2]) | static_cast<uint32_t>(float_to_bf16(acc[3])) << 16;
-            o.z = float_to_bf16(acc[4]) | static_cast<uint32_t>(float_to_bf16(acc[5])) << 16;
-            o.w = float_to_bf16(acc[6]) | static_cast<uint32_t>(float_to_bf16(acc[7])) << 16;
-            reinterpret_cast<uint4*>(out + static_cast<size_t>(t) * l.H)[c] = o;
+            float acc[2][8] = {};
+            for (int k0 = 0; k0 < K; k0 += 8) {
+                uint4 raw[2][8];
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+#pragma unroll
+                    for (int u = 0; u < 8; ++u) {
+                        const uint4* p = on[h] && k0 + u < K ? s_src[jt[h]][k0 + u] : nullptr;
+                        if (p) raw[h][u] = __ldcg(p + c[h]);
+                    }
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+#pragma unroll
+                    for (int u = 0; u < 8; ++u) {
+                        if (!on[h] || k0 + u >= K || !s_src[jt[h]][k0 + u]) continue;
+                        const float wk = s_w[jt[h]][k0 + u];
+                        const uint32_t wd[4] = {raw[h][u].x, raw[h][u].y, raw[h][u].z, raw[h][u].w};
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) {
+                            acc[h][2 * i] = __fmaf_rn(wk, bf16_to_float(wd[i] & 0xffff), acc[h][2 * i]);
+                            acc[h][2 * i + 1] = __fmaf_rn(wk, bf16_to_float(wd[i] >> 16), acc[h][2 * i + 1]);
+                        }
+                    }
+            }
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                if (!on[h]) continue;
+                const float* f = acc[h];
+                uint4 o;
+                o.x = float_to_bf16(f[0]) | static_cast<uint32_t>(float_to_bf16(f[1])) << 16;
+                o.y = float_to_bf16(f[2]) | static_cast<uint32_t>(float_to_bf16(f[3])) << 16;
+                o.z = float_to_bf16(f[4]) | static_cast<uint32_t>(float_to_bf16(f[5])) << 16;
+                o.w = float_to_bf16(f[6]) | static_cast<uint32_t>(float_to_bf16(f[7])) << 16;
+                const size_t t = static_cast<size_t>(blockIdx.x + (j0 + jt[h]) * gridDim.x);
+                reinterpret_cast<uint4*>(out + t * l.H)[c[h]] = o;
+            }
         }
         __syncthreads();
     }
@@ -538,14 +561,16 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
     // Reading is over: the last block acknowledges it to every mapped PE, and where this PE's
     // expert_out was read in place, waits for every PE's acknowledgement (the caller may
     // overwrite expert_out once the call is done on the stream).
+    // No fence before the count: every load of this block has returned (its sums are stored),
+    // and nothing this block wrote is for the peers (a fence here waited ~1 us for out's stores).
     if (threadIdx.x == 0) {
         LocalState* st = v.local(l);
-        __threadfence();
         if (atomicAdd(&st->done_read, 1u) == gridDim.x - 1) {
-            __threadfence();  // block 0's st->pulled (written before its own count) is seen
             st->done_read = 0;
             acknowledge_read(l, a.base);
-            wait_read_acknowledged(l, a.base, round);
+            KISHMEM_EP_PROF(kProfCombineRecv, round, 4);
+            wait_read_acknowledged(l, a.base, round, pulled);
+            KISHMEM_EP_PROF(kProfCombineRecv, round, 5);
         }
     }
 }
@@ -562,7 +587,7 @@ __global__ void __launch_bounds__(kThreads, 1) combine_send(const __grid_constan
 __global__ void __launch_bounds__(kRecvThreads) combine_recv(const __grid_constant__ Args a, const float* w, uint16_t* out,
                                                              int T) {
     clock_start(a.clock);
-    combine_reduce(a, w, out, T);
+    combine_reduce(a, w, out, T, View{a.base}.local(a.l)->pulled);  // set by the send kernel
     clock_end(a.clock);
 }
 
@@ -572,7 +597,7 @@ __global__ void __launch_bounds__(kRecvThreads) combine_all(const __grid_constan
                                                             long long eo_off, const float* w, uint16_t* out, int T) {
     clock_start(a.clock);
     combine_push(a, eo, eo_off, View{a.base}.local(a.l)->round);
-    combine_reduce(a, w, out, T);
+    combine_reduce(a, w, out, T, eo_off != kNoOff);
     clock_end(a.clock);
 }
 

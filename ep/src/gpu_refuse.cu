@@ -33,7 +33,7 @@ __global__ void refuse_combine(Layout l, char* base) {
 __global__ void acknowledge(Layout l, char* base) {
     gpu::acknowledge_read(l, base);
     shmem_quiet();
-    gpu::wait_read_acknowledged(l, base, View{base}.local(l)->round);
+    gpu::wait_read_acknowledged(l, base, View{base}.local(l)->round, View{base}.local(l)->pulled);
 }
 
 // Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).
