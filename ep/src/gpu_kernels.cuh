@@ -469,9 +469,10 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
 // w[t][k] * row(t, k) (fused multiply-adds in k order, as the CPU form), row (t, k) read from the
 // expert's PE (pull) or from comb_recv. A block takes tokens blockIdx.x, + gridDim.x, ..., up to
 // kReduceChunk at a time: first where each of their rows is (a thread per (token, k): the
-// dependent loads of entry and offset overlap), then a thread per two (token, 8 channels) of
-// them all, with no barrier between tokens (on one H200 a setup and two passes per token left the
-// memory idle between them: 128 tokens at 4 PEs reduced at 2.2 TB/s).
+// dependent loads of entry and offset overlap), then a thread per (token, 8 channels) of them
+// all, with no barrier between tokens (a setup, a barrier and two passes per token reduced 128
+// tokens at 4 PEs in ~27 us on one H200, this in ~25; two items per thread in flight read no
+// faster than one).
 constexpr int kReduceChunk = 8;
 __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* out, int T, bool pulled) {
     const Layout& l = a.l;
@@ -506,54 +507,33 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
             s_w[jt][k] = src ? w[j] : 0.0f;
         }
         __syncthreads();
-        // Two items per thread at a time: 2 x K loads in flight before their sums.
-        const int n = nt * C;
-        for (int i0 = threadIdx.x; i0 < n; i0 += 2 * blockDim.x) {
-            int jt[2], c[2];
-            bool on[2];
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int item = i0 + h * static_cast<int>(blockDim.x);
-                on[h] = item < n;
-                jt[h] = on[h] ? item / C : 0;
-                c[h] = item - jt[h] * C;
-            }
-            float acc[2][8] = {};
+        for (int item = threadIdx.x; item < nt * C; item += blockDim.x) {
+            const int jt = item / C, c = item - jt * C;
+            float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             for (int k0 = 0; k0 < K; k0 += 8) {
-                uint4 raw[2][8];
+                uint4 raw[8];
 #pragma unroll
-                for (int h = 0; h < 2; ++h)
+                for (int u = 0; u < 8; ++u)
+                    if (k0 + u < K && s_src[jt][k0 + u]) raw[u] = __ldcg(s_src[jt][k0 + u] + c);
 #pragma unroll
-                    for (int u = 0; u < 8; ++u) {
-                        const uint4* p = on[h] && k0 + u < K ? s_src[jt[h]][k0 + u] : nullptr;
-                        if (p) raw[h][u] = __ldcg(p + c[h]);
+                for (int u = 0; u < 8; ++u) {
+                    if (k0 + u >= K || !s_src[jt][k0 + u]) continue;
+                    const float wk = s_w[jt][k0 + u];
+                    const uint32_t wd[4] = {raw[u].x, raw[u].y, raw[u].z, raw[u].w};
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) {
+                        acc[2 * i] = __fmaf_rn(wk, bf16_to_float(wd[i] & 0xffff), acc[2 * i]);
+                        acc[2 * i + 1] = __fmaf_rn(wk, bf16_to_float(wd[i] >> 16), acc[2 * i + 1]);
                     }
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-#pragma unroll
-                    for (int u = 0; u < 8; ++u) {
-                        if (!on[h] || k0 + u >= K || !s_src[jt[h]][k0 + u]) continue;
-                        const float wk = s_w[jt[h]][k0 + u];
-                        const uint32_t wd[4] = {raw[h][u].x, raw[h][u].y, raw[h][u].z, raw[h][u].w};
-#pragma unroll
-                        for (int i = 0; i < 4; ++i) {
-                            acc[h][2 * i] = __fmaf_rn(wk, bf16_to_float(wd[i] & 0xffff), acc[h][2 * i]);
-                            acc[h][2 * i + 1] = __fmaf_rn(wk, bf16_to_float(wd[i] >> 16), acc[h][2 * i + 1]);
-                        }
-                    }
+                }
             }
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                if (!on[h]) continue;
-                const float* f = acc[h];
-                uint4 o;
-                o.x = float_to_bf16(f[0]) | static_cast<uint32_t>(float_to_bf16(f[1])) << 16;
-                o.y = float_to_bf16(f[2]) | static_cast<uint32_t>(float_to_bf16(f[3])) << 16;
-                o.z = float_to_bf16(f[4]) | static_cast<uint32_t>(float_to_bf16(f[5])) << 16;
-                o.w = float_to_bf16(f[6]) | static_cast<uint32_t>(float_to_bf16(f[7])) << 16;
-                const size_t t = static_cast<size_t>(blockIdx.x + (j0 + jt[h]) * gridDim.x);
-                reinterpret_cast<uint4*>(out + t * l.H)[c[h]] = o;
-            }
+            uint4 o;
+            o.x = float_to_bf16(acc[0]) | static_cast<uint32_t>(float_to_bf16(acc[1])) << 16;
+            o.y = float_to_bf16(acc[2]) | static_cast<uint32_t>(float_to_bf16(acc[3])) << 16;
+            o.z = float_to_bf16(acc[4]) | static_cast<uint32_t>(float_to_bf16(acc[5])) << 16;
+            o.w = float_to_bf16(acc[6]) | static_cast<uint32_t>(float_to_bf16(acc[7])) << 16;
+            const size_t t = static_cast<size_t>(blockIdx.x + (j0 + jt) * gridDim.x);
+            reinterpret_cast<uint4*>(out + t * l.H)[c] = o;
         }
         __syncthreads();
     }
