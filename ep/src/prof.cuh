@@ -1,7 +1,14 @@
 // Stage timestamps inside the GPU form's kernels, for finding where a call's time goes. Built
 // only with -DKISHMEM_EP_PROFILE (otherwise every macro is empty): each kernel stamps the GPU's
 // global timer per stage (earliest start, latest end over blocks) for its last 256 rounds, and
-// Buffer's destruction prints each stage's median time from the kernel's start.
+// Buffer's destruction prints each stage's median time from the kernel's start. The stages:
+//   dispatch      s1 entries counted and checked (the fetch-adds back), s2 first rows known,
+//                 s3 rows sent, s4 arrived at every PE, s5 the last block's start, s6 every
+//                 sender arrived (the receiving block), s7 counts taken
+//   combine_send  s1 rows about to be pushed, s2 rows (or offsets) written, s3 arrived,
+//                 s4 the last block's start
+//   combine_recv  s1 every sender arrived, s2 sums written, s3 the last block's start,
+//                 s4 reads acknowledged to the peers, s5 the peers' acknowledgements received
 #pragma once
 
 #include <stdint.h>
