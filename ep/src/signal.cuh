@@ -25,7 +25,7 @@ __device__ inline void arrive_at(const Layout& l, char* base, int kind, uint64_t
 // then the adds; lane 0 also counts the block in `done` (when given) while the adds go out.
 // One quiet for all PEs, not one before and one per PE: about 1 us each on one H200 under MPS.
 // Returns, in every lane, whether some PE is not mapped (the caller reaches those with
-// arrive_at), and in `last` whether this block was the done-th (done's count before the add).
+// arrive_at); `count` (when given) receives done's value before this block's add.
 __device__ inline bool arrive_mapped(const Layout& l, char* base, int kind, uint64_t* word, uint64_t value, uint64_t add,
                                      uint32_t* done = nullptr, uint32_t* count = nullptr) {
     const View v{base};
@@ -61,7 +61,8 @@ __device__ inline void acknowledge_read(const Layout& l, char* base) {
 
 // The other side: where this round's combine let the token PEs read this PE's expert_out in
 // place (`pulled`: LocalState::pulled, or the kernel's own argument), until every mapped PE has
-// acknowledged its reads of `round`; then expert_out may be overwritten. A receive that ends, and a refused hook, both end with this.
+// acknowledged its reads of `round`; then expert_out may be overwritten. A receive that ends,
+// and a refused hook, both end with this.
 __device__ inline void wait_read_acknowledged(const Layout& l, char* base, uint64_t round, bool pulled) {
     const View v{base};
     if (!pulled) return;
