@@ -45,15 +45,26 @@ class Handle:
     num_max_dispatch_tokens_per_rank * num_ranks, 4] int32 rows {pe, token, k, round}; rows
     [0, recv_count[e]) of expert e are valid)."""
 
+    __slots__ = ("_buf", "_c", "num_tokens", "topk_idx_shape", "src_info")  # (one is made per dispatch)
+
     def __init__(self, buf, c, num_tokens, topk_idx_shape, src_info):
         self._buf = buf
         self._c = c
         self.num_tokens = num_tokens
         self.topk_idx_shape = topk_idx_shape
         self.src_info = src_info
-        self.num_max_dispatch_tokens_per_rank = buf.num_max_dispatch_tokens_per_rank
-        self.hidden = buf.hidden
-        self.num_experts = buf.num_experts
+
+    @property
+    def num_max_dispatch_tokens_per_rank(self):
+        return self._buf.num_max_dispatch_tokens_per_rank
+
+    @property
+    def hidden(self):
+        return self._buf.hidden
+
+    @property
+    def num_experts(self):
+        return self._buf.num_experts
 
 
 class Buffer:
@@ -101,6 +112,7 @@ class Buffer:
         if allocate_combine_buffer:
             self._combine_buffer = kishmem.empty((self.num_local_experts, self.num_recv_rows, self.hidden),
                                                  _t.torch().bfloat16)
+            self._combine_ptr = self._combine_buffer.data_ptr()
 
     # ---- sizes -------------------------------------------------------------------------------
     @staticmethod
@@ -186,7 +198,7 @@ class Buffer:
         raise ArgumentError(f"kishmem::ep::{call}: PE {_c.my_pe()}: {why}")
 
     def _received(self, ptrs):
-        if self._views is None or self._views[0] != ptrs:
+        if self._views is None or self._views[0] is not ptrs:  # (the binding returns the same tuple while they stay)
             torch = _t.torch()
             x, scales, count, src, L, R = ptrs
             H = self.hidden
@@ -238,23 +250,20 @@ class Buffer:
         if why:
             self._refuse_dispatch(why)
         h = _c.ep.Handle()
-        send_only = bool(return_recv_hook)
-        ptrs = self._b.dispatch(self._stream(), x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype is self._int64,
-                                x.shape[0], h, send_only)
+        T = x.shape[0]
+        ptrs = self._b.dispatch(self._stream(), x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype is self._int64, T, h,
+                                bool(return_recv_hook))
         recv_x, recv_count, src_info = self._received(ptrs)
-        handle = Handle(self, h, x.shape[0], topk_idx.shape, src_info)
+        handle = Handle(self, h, T, topk_idx.shape, src_info)
         stats = cumulative_local_expert_recv_stats
-
-        def received():
-            if stats is not None:
-                stats.add_(recv_count)
-
-        if send_only:
+        if return_recv_hook:
             def hook():
                 self._b.dispatch_recv(self._stream(), h)
-                received()
+                if stats is not None:
+                    stats.add_(recv_count)
             return recv_x, recv_count, handle, self._event(async_finish), hook
-        received()
+        if stats is not None:
+            stats.add_(recv_count)
         return recv_x, recv_count, handle, self._event(async_finish), None
 
     # ---- combine -----------------------------------------------------------------------------
@@ -282,7 +291,7 @@ class Buffer:
         else:
             T = handle.num_tokens
             why = self._tensor(x, "x", self._bf16, self._x_shape)
-            if not why and zero_copy and (self._combine_buffer is None or x.data_ptr() != self._combine_buffer.data_ptr()):
+            if not why and zero_copy and (self._combine_buffer is None or x.data_ptr() != self._combine_ptr):
                 why = "zero_copy=True but x is not get_next_low_latency_combine_buffer()'s tensor"
             if not why:
                 why = self._tensor(topk_idx, "topk_idx", self._idx, handle.topk_idx_shape)

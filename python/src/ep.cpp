@@ -34,6 +34,8 @@ T* to(uintptr_t a) {
 
 struct PyBuffer {
     std::unique_ptr<ep::Buffer> b;
+    ep::Received last{};              // the receive buffers as the last dispatch gave them
+    ::py::object last_tuple = ::py::none();  // and as received() made them (the same object while they stay)
 
     ep::Buffer& get() {
         if (!b) raise("kishmem.ep.Buffer: the buffer was destroyed");
@@ -44,10 +46,18 @@ struct PyBuffer {
     }
 };
 
-::py::tuple received(const ep::Received& r) {
-    return ::py::make_tuple(reinterpret_cast<uintptr_t>(r.x), reinterpret_cast<uintptr_t>(r.scales),
-                            reinterpret_cast<uintptr_t>(r.count), reinterpret_cast<uintptr_t>(r.src), r.local_experts,
-                            r.max_recv);
+// (x, scales, count, src, L, R) as integers: made once per buffer (they are fixed in its
+// block), so that kishmem/ep.py recognizes them by identity and keeps its views.
+::py::object received(PyBuffer& pb, const ep::Received& r) {
+    const ep::Received& l = pb.last;
+    if (pb.last_tuple.is_none() || r.x != l.x || r.scales != l.scales || r.count != l.count || r.src != l.src ||
+        r.local_experts != l.local_experts || r.max_recv != l.max_recv) {
+        pb.last = r;
+        pb.last_tuple = ::py::make_tuple(reinterpret_cast<uintptr_t>(r.x), reinterpret_cast<uintptr_t>(r.scales),
+                                         reinterpret_cast<uintptr_t>(r.count), reinterpret_cast<uintptr_t>(r.src),
+                                         r.local_experts, r.max_recv);
+    }
+    return pb.last_tuple;
 }
 
 ep::Config config(int T, int H, int K, int E, bool fp8, int num_sms) {
@@ -109,7 +119,7 @@ void bind_ep(::py::module_& m) {
                            : self.get().dispatch(to_stream(s), to<void>(x), to<const int32_t>(idx), T, &r, &h, send_only);
             }
             self.check(rc);
-            return received(r);
+            return received(self, r);
         })
         .def("dispatch_recv", [](PyBuffer& self, uintptr_t s, ep::Handle& h) {
             int rc;
