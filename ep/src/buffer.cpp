@@ -23,17 +23,6 @@ int Buffer::fail(int status, const char* call, const char* fmt, ...) {
     return status;
 }
 
-bool Buffer::device_memory(cudaStream_t s, const void* p) {
-    if (!p) return false;
-    for (const void* k : known_)
-        if (k == p) return true;
-    if (GpuPath::capturing(s)) return true;  // (CUDA's pointer query is not for a stream being captured)
-    if (!GpuPath::is_device_memory(p)) return false;
-    known_[known_next_] = p;
-    known_next_ = (known_next_ + 1) % kKnownPointers;
-    return true;
-}
-
 template <class Idx>
 int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only,
                          const char* refused) {
@@ -62,11 +51,10 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     } else if (T > 0 && (!x || !idx)) {
         rc = fail(kBadArgument, "dispatch", "%s is null with num_tokens = %d", x ? "topk_idx" : "x", T);
         poison = true;
-    } else if (T > 0 && gpu_ && (!device_memory(s, x) || !device_memory(s, idx))) {
-        // (not a data read: where the pointer lives)
-        const bool x_ok = device_memory(s, x);
-        rc = fail(kBadArgument, "dispatch", "%s = %p is not GPU memory and the buffer is on the GPU", x_ok ? "topk_idx" : "x",
-                  x_ok ? static_cast<const void*>(idx) : x);
+    } else if (T > 0 && gpu_ && !GpuPath::capturing(s) && (!GpuPath::is_device_memory(x) || !GpuPath::is_device_memory(idx))) {
+        // (not a data read: where the pointer lives; skipped while a graph is captured)
+        rc = fail(kBadArgument, "dispatch", "%s = %p is not GPU memory and the buffer is on the GPU", 
+                  GpuPath::is_device_memory(x) ? "topk_idx" : "x", GpuPath::is_device_memory(x) ? (const void*)idx : x);
         poison = true;
     }
     const bool i64 = sizeof(Idx) == 8;
@@ -140,12 +128,12 @@ int Buffer::combine(cudaStream_t s, const void* expert_out, const float* w, void
         rc = fail(kBadOrder, "combine", "the previous combine was sent with send_only and its combine_recv has not been called");
     } else if (!expert_out || !out || (h->num_tokens > 0 && !w)) {
         rc = fail(kBadArgument, "combine", "%s is null", !expert_out ? "expert_out" : !out ? "out" : "topk_weights");
-    } else if (gpu_) {
-        // (not a data read: where the pointer lives)
+    } else if (gpu_ && !GpuPath::capturing(s)) {
+        // (not a data read: where the pointer lives; skipped while a graph is captured)
         const char* names[] = {"expert_out", "out", "topk_weights"};
         const void* ptrs[] = {expert_out, out, h->num_tokens > 0 ? w : nullptr};
         for (int i = 0; i < 3 && rc == kOk; ++i)
-            if (ptrs[i] && !device_memory(s, ptrs[i]))
+            if (ptrs[i] && !GpuPath::is_device_memory(ptrs[i]))
                 rc = fail(kBadArgument, "combine", "%s = %p is not GPU memory and the buffer is on the GPU", names[i], ptrs[i]);
     }
     if (rc != kOk) return refuse_combine(s, rc);

@@ -140,11 +140,6 @@ private:
     int dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only,
                      const char* refused = nullptr);
     int fail(int status, const char* call, const char* fmt, ...);
-    // Whether p is GPU memory (GPU form). CUDA is asked only about a pointer not seen before (the
-    // last kKnownPointers found so are kept: a framework's caching allocator hands the same ones
-    // back call after call) and not while the stream is captured into a graph.
-    bool device_memory(cudaStream_t s, const void* p);
-    static constexpr int kKnownPointers = 8;
     // A bad call of combine or combine_recv: where this PE owes the round's combine, its peers
     // get a combine flag with the bad-input bit instead (they report it); returns status.
     int refuse_combine(cudaStream_t s, int status);
@@ -171,8 +166,6 @@ private:
     void* out_ = nullptr;        // combine's out and topk_weights, kept for combine_recv
     const float* weights_ = nullptr;
     std::string last_error_;
-    const void* known_[kKnownPointers] = {};  // device_memory's pointers found on the GPU
-    int known_next_ = 0;
     bool clock_on_ = false;
     bool clock_ran_[kClockCalls] = {};       // the last call of each kind ran with the clock on
     double clock_host_us_[kClockCalls] = {};  // CPU form: its duration (-1: failed before its work)
