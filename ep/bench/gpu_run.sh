@@ -10,7 +10,8 @@
 # `gpu_run.sh python`: only the Python table against the flagship's (FP8, 2 and 4 PEs: about
 # 100 s with the build). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
 # build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
-# from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor.
+# from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor, and
+# ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/gpu/common.sh"
 gpu_begin ep-results
@@ -47,6 +48,11 @@ if [[ $mode == profile ]]; then
     done
   done
   cat "$RES/profile.txt"
+  # The reduce's read pattern alone against a plain read of the same bytes (one process).
+  if nvcc -O3 -arch=sm_90 -std=c++17 ep/bench/reduce_bw.cu -o "$T/reduce_bw" > "$RES/reduce_bw.txt" 2>&1; then
+    "$T/reduce_bw" >> "$RES/reduce_bw.txt" 2>&1 || fails=$((fails + 1))
+  else fails=$((fails + 1)); fi
+  cat "$RES/reduce_bw.txt"
   exit $fails
 fi
 if [[ $mode == python ]]; then
