@@ -54,17 +54,10 @@ class Handle:
         self.topk_idx_shape = topk_idx_shape
         self.src_info = src_info
 
-    @property
-    def num_max_dispatch_tokens_per_rank(self):
-        return self._buf.num_max_dispatch_tokens_per_rank
-
-    @property
-    def hidden(self):
-        return self._buf.hidden
-
-    @property
-    def num_experts(self):
-        return self._buf.num_experts
+    # The buffer's sizes, as DeepEP's handle carries them.
+    num_max_dispatch_tokens_per_rank = property(lambda self: self._buf.num_max_dispatch_tokens_per_rank)
+    hidden = property(lambda self: self._buf.hidden)
+    num_experts = property(lambda self: self._buf.num_experts)
 
 
 class Buffer:
