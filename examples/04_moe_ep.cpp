@@ -774,12 +774,11 @@ int main(int argc, char** argv) {
             cudaGetDevice(&dev);
             cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev);
 #endif
-            const int recv_blocks = std::max(1, std::min({buf->num_sms(), sm / npes, T}));
-            const int send_blocks = std::min(buf->num_sms(), std::max(1, sm / npes));  // (kishmem::ep's rule, PEs on one GPU)
+            const int recv_blocks = buf->receive_blocks(T);
             std::printf("\nSMs for communication (per PE, of %d): dispatch %d blocks (the last one also receives), combine %d "
                         "(one kernel sends and receives; with send_only %d send, the hook's %d receive); none between a "
                         "send-only call and its hook\nexpert outputs: %s\n",
-                        sm, send_blocks, recv_blocks, buf->num_sms(), recv_blocks,
+                        sm, buf->dispatch_blocks(T), recv_blocks, buf->num_sms(), recv_blocks,
                         o.eo_device ? "device memory (the rows are pushed to the token PEs)"
                                     : "symmetric heap (token PEs that map this PE read them in place)");
         } else {

@@ -180,13 +180,11 @@ int GpuPath::read_clock(Buffer& b, unsigned long long* stamps) {
                   cudaGetErrorString(e));
 }
 
-namespace {
-
 // Blocks of a kernel whose blocks all wait for every PE: up to a block per token, within num_sms
 // and this GPU's SMs per PE sharing it, so that the blocks of all those PEs fit together.
-int waiting_blocks(int sms, int sms_per_pe, int T) {
-    long cap = sms;
-    if (sms_per_pe > 0 && sms_per_pe < cap) cap = sms_per_pe;
+int GpuPath::waiting_blocks(const Buffer& b, int T) {
+    long cap = b.sms_;
+    if (b.dev_sms_ > 0 && b.dev_sms_ < cap) cap = b.dev_sms_;
     return static_cast<int>(T < 1 ? 1 : T < cap ? T : cap < 1 ? 1 : cap);
 }
 
@@ -194,10 +192,12 @@ int waiting_blocks(int sms, int sms_per_pe, int T) {
 // receives; on one H200 with 128 blocks per PE at 2 and 4 PEs the last block started ~10 us after
 // the first: the dispatch took 23.3 / 48.4 us against 18.9 / 35.5 us with 64), yet enough that no
 // block has more than kMaxEntries (token, k) entries.
-int send_blocks(int sms, int sms_per_pe, int K, int T) {
-    const int per_block = std::max(1, gpu::kMaxEntries / std::max(1, K));
-    return std::max((T + per_block - 1) / per_block, waiting_blocks(sms, sms_per_pe, INT_MAX));
+int GpuPath::send_blocks(const Buffer& b, int T) {
+    const int per_block = std::max(1, gpu::kMaxEntries / std::max(1, b.layout_.K));
+    return std::max((T + per_block - 1) / per_block, waiting_blocks(b, INT_MAX));
 }
+
+namespace {
 
 // expert_out's offset from the buffer's block when all of it is symmetric (16-byte aligned):
 // token PEs that map this PE then read it in place; else kNoOff (rows are pushed).
@@ -218,7 +218,7 @@ int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void*
     const auto* xs = static_cast<const uint16_t*>(x);
     const int f = fuse_recv ? 1 : 0;
     const size_t smem = 2 * sizeof(int) * static_cast<size_t>(b.layout_.E);  // per-expert counts and first rows
-    const int g = send_blocks(b.sms_, b.dev_sms_, b.layout_.K, T);
+    const int g = send_blocks(b, T);
     if (idx64) gpu::dispatch_send<int64_t><<<g, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int64_t*>(idx), T, poison, f);
     else gpu::dispatch_send<int32_t><<<g, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int32_t*>(idx), T, poison, f);
     const int rc = launched(b, "dispatch");
@@ -230,13 +230,12 @@ int GpuPath::dispatch_recv(Buffer& b, cudaStream_t s) {
     return launched(b, "dispatch_recv");
 }
 
-
 int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float* w, void* out, int T, bool fuse_recv) {
     const auto* e = static_cast<const uint16_t*>(eo);
     const long long off = expert_out_offset(b.layout_, b.base_, eo);
     const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockCombine);
     if (fuse_recv)
-        gpu::combine_all<<<waiting_blocks(b.sms_, b.dev_sms_, T), gpu::kRecvThreads, 0, s>>>(a, e, off, w,
+        gpu::combine_all<<<waiting_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, e, off, w,
                                                                                              static_cast<uint16_t*>(out), T);
     else gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(a, e, off);
     return launched(b, "combine");
@@ -244,7 +243,7 @@ int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float
 
 int GpuPath::combine_recv(Buffer& b, cudaStream_t s, const float* w, void* out, int T) {
     const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockCombineRecv);
-    gpu::combine_recv<<<waiting_blocks(b.sms_, b.dev_sms_, T), gpu::kRecvThreads, 0, s>>>(a, w, static_cast<uint16_t*>(out), T);
+    gpu::combine_recv<<<waiting_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, w, static_cast<uint16_t*>(out), T);
     return launched(b, "combine_recv");
 }
 

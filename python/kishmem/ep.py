@@ -243,7 +243,6 @@ class Buffer:
         if why:
             self._refuse_dispatch(why)
         h = _c.ep.Handle()
-        T = x.shape[0]
         ptrs = self._b.dispatch(self._stream(), x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype is self._int64, T, h,
                                 bool(return_recv_hook))
         recv_x, recv_count, src_info = self._received(ptrs)

@@ -85,9 +85,14 @@ public:
     bool on_gpu() const { return gpu_; }
     const Layout& layout() const { return layout_; }
     const Config& config() const { return cfg_; }
-    // Blocks (SMs) the GPU send kernels use; the receive kernels use 1 (dispatch; none without
-    // send_only: the send kernel's last block receives) and at most min(num_sms, SMs / npes) (combine).
+    // Config::num_sms as this buffer took it: the most blocks (SMs) a send kernel uses.
     int num_sms() const { return sms_; }
+    // GPU form, a call of num_tokens tokens: the blocks of dispatch's send kernel (its last block
+    // also receives, unless send_only; dispatch_recv runs 1) and of the kernels whose every block
+    // waits for every PE (combine, combine_recv), both within this GPU's SMs per PE sharing it.
+    // A send_only combine sends with num_sms(). 0 in the CPU form.
+    int dispatch_blocks(int num_tokens) const;
+    int receive_blocks(int num_tokens) const;
 
     // x[T][H] bf16 (16-bit words), topk_idx[T][K] (-1: no expert). GPU heap: device pointers,
     // stream-ordered and capturable; host heap: host pointers, done on return. send_only: return
