@@ -3,7 +3,8 @@
 // tokens, each the weighted sum of 8 distinct rows of 7168 bf16 (14,336 bytes) from a pool of
 // 4096 rows (58.7 MB, more than the L2), as kishmem::ep's combine_reduce reads them at 4 PEs
 // (a block takes tokens blockIdx.x, + gridDim.x, ..., set up CHUNK at a time, then a thread per
-// (token, 8 channels)). Median of 30 runs, CUDA events around each launch (launch included).
+// (token, 8 channels)); a copy of that loop, not a call (no kishmem state here): a change to the
+// kernel's loop is to be made here too. Median of 30 runs, CUDA events around each launch.
 // Built and run by `ep/bench/gpu_run.sh profile` (plain nvcc).
 #include <cstdint>
 #include <cstdio>
