@@ -18,7 +18,11 @@
 // changes one received byte or one output value on the last PE before the first check.
 //   mpirun -np 4 build/examples/04_moe_ep [--tokens 128] [--hidden 7168] [--topk 8]
 //          [--experts-per-pe 32] [--format fp8|bf16] [--iters N] [--sms N] [--max-nodes N] [--cpu]
-//          [--expert-out-device]
+//          [--expert-out buffer|heap|device]
+// Expert outputs (GPU form): `buffer` (default) the Buffer's own (Config::combine_buffer, as
+// DeepEP's get_next_low_latency_combine_buffer: read in place, no wait for the reads), `heap` a
+// shmem_malloc'd block (read in place; the combine waits for the readers), `device` cudaMalloc'd
+// memory (the rows are pushed); --expert-out-device is `device`.
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -50,7 +54,7 @@ struct Opts {
     ep::Format format = ep::Format::fp8_e4m3;
     std::string fault;  // testing only: "recv" or "out" (see the top)
     bool cpu = false;
-    bool eo_device = false;  // expert outputs in cudaMalloc'd memory (pushed) instead of the symmetric heap
+    std::string eo = "buffer";  // where expert outputs are (GPU form): buffer, heap or device (see the top)
 };
 
 // One line "FAIL: PE n: ..." on stderr, flushed, then the whole job ends (status 1).
@@ -329,12 +333,15 @@ bool parse(int argc, char** argv, Opts* o) {
         } else if (a == "--cpu") {
             o->cpu = true;
         } else if (a == "--expert-out-device") {
-            o->eo_device = true;
+            o->eo = "device";
+        } else if (a == "--expert-out" && i + 1 < argc) {
+            o->eo = argv[++i];
+            if (o->eo != "buffer" && o->eo != "heap" && o->eo != "device") return false;
         } else if (a == "--fault" && i + 1 < argc) {
             o->fault = argv[++i];
             if (o->fault != "recv" && o->fault != "out") return false;
         } else if (a.rfind("--", 0) == 0 && a != "--tokens" && a != "--hidden" && a != "--topk" && a != "--experts-per-pe" &&
-                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format" && a != "--expert-out-device" && a != "--fault") {
+                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format" && a != "--expert-out-device" && a != "--expert-out" && a != "--fault") {
             return false;
         }
     }
@@ -347,7 +354,7 @@ int main(int argc, char** argv) {
     Opts o;
     if (!parse(argc, argv, &o)) {
         std::fprintf(stderr, "usage: %s [--tokens N] [--hidden H] [--topk K] [--experts-per-pe N] [--format fp8|bf16] "
-                             "[--iters N] [--sms N] [--max-nodes N] [--cpu] [--expert-out-device]\n", argv[0]);
+                             "[--iters N] [--sms N] [--max-nodes N] [--cpu] [--expert-out buffer|heap|device]\n", argv[0]);
         return 2;
     }
     bool have_gpu = false;
@@ -366,6 +373,7 @@ int main(int argc, char** argv) {
     c.num_experts = o.experts_per_pe * npes;
     c.format = o.format;
     c.num_sms = o.sms;
+    c.combine_buffer = have_gpu && !o.cpu && o.eo == "buffer";  // (the CPU form's experts write a vector of their own)
     auto buf = ep::Buffer::create(SHMEM_TEAM_WORLD, c);
     if (!buf) {  // every PE ends create the same way, after kishmem's line saying why
         std::fprintf(stderr, "FAIL: PE %d: kishmem::ep::Buffer::create failed (the kishmem line above says why)\n", me);
@@ -417,8 +425,9 @@ int main(int argc, char** argv) {
         float* scores_d = nullptr;
         CK(cudaMalloc(&scores_d, scores.size() * 4));
         // expert outputs in the symmetric heap: combine reads them in place where the token's PE
-        // maps this one (--expert-out-device: plain device memory, the rows are pushed instead)
-        if (o.eo_device) CK(cudaMalloc(&eo_d, rows * H * 2));
+        // maps this one (--expert-out device: plain device memory, the rows are pushed instead)
+        if (o.eo == "buffer") eo_d = buf->combine_buffer();
+        else if (o.eo == "device") CK(cudaMalloc(&eo_d, rows * H * 2));
         else if (!(eo_d = shmem_malloc(rows * H * 2))) {
             fail("shmem_malloc of %zu bytes for the expert outputs returned NULL", rows * H * 2);
         }
@@ -779,8 +788,11 @@ int main(int argc, char** argv) {
                         "(one kernel sends and receives; with send_only %d send, the hook's %d receive); none between a "
                         "send-only call and its hook\nexpert outputs: %s\n",
                         sm, buf->dispatch_blocks(T), recv_blocks, buf->num_sms(), recv_blocks,
-                        o.eo_device ? "device memory (the rows are pushed to the token PEs)"
-                                    : "symmetric heap (token PEs that map this PE read them in place)");
+                        o.eo == "device" ? "device memory (the rows are pushed to the token PEs)"
+                        : o.eo == "heap" ? "a symmetric block of their own (token PEs that map this PE read them in place; "
+                                           "combine waits for their reads)"
+                                         : "the buffer's combine_buffer (token PEs that map this PE read them in place; "
+                                           "rewritten only after the next dispatch, so combine does not wait for the reads)");
         } else {
             std::printf("\nCPU form: the calling thread of each PE does the work (no GPU)\n");
         }
@@ -799,8 +811,8 @@ int main(int argc, char** argv) {
     shmem_barrier_all();
     shmem_free(all);
 #if defined(__CUDACC__)
-    if (gpu && !o.eo_device) shmem_free(eo_d);
-    else if (gpu) cudaFree(eo_d);
+    if (gpu && o.eo == "heap") shmem_free(eo_d);
+    else if (gpu && o.eo == "device") cudaFree(eo_d);
 #endif
     buf.reset();
     shmem_finalize();

@@ -8,7 +8,7 @@
 # requests and bytes of one dispatch and one combine per PE. Results in $OUT (default ./ep-results).
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 # `gpu_run.sh python`: only the Python table against the flagship's (FP8, 2 and 4 PEs: about
-# 100 s with the build). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
+# 100 s with the build), and where Python's host time per call goes (ep/bench/py_host.py). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
 # build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
 # from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor, and
 # ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes).
@@ -59,8 +59,9 @@ if [[ $mode == python ]]; then
   for np in 2 4; do
     run "ldst np$np fp8" "$np" KISHMEM_REMOTE=auto -- --format fp8
     job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py
+    job python.txt "py_host.py np$np" "$np" "${py[@]}" python3 ep/bench/py_host.py
   done
-  grep -E "^== |^\| [0-9]|host's own" "$RES/flagship.txt" "$RES/python.txt"
+  grep -E "^== |^\| [0-9]|host's own|^PE " "$RES/flagship.txt" "$RES/python.txt"
   python3 "$ROOT/ep/bench/py_vs_cpp.py" "$RES/flagship.txt" "$RES/python.txt"
   exit $fails
 fi
@@ -71,7 +72,11 @@ grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt
 for np in 2 4; do
   for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
 done
-for np in 2 4; do run "ldst np$np fp8 expert-out-device" "$np" KISHMEM_REMOTE=auto -- --expert-out-device; done
+# Expert outputs elsewhere than the buffer's combine_buffer (the rows above): a symmetric block of
+# the program's (read in place, the combine waits for the reads) and device memory (pushed).
+for np in 2 4; do
+  for eo in heap device; do run "ldst np$np fp8 expert-out-$eo" "$np" KISHMEM_REMOTE=auto -- --expert-out "$eo"; done
+done
 for i in $(seq "${EP_NP8_RUNS:-3}"); do
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 max-nodes 8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5 --max-nodes 8

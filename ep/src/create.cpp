@@ -42,6 +42,7 @@ Layout make_layout(const Config& c, int npes, int me) {
     l.G = c.format == Format::fp8_e4m3 ? c.hidden / kScaleGroup : 0;
     l.xb = c.format == Format::fp8_e4m3 ? 1 : 2;
     l.stage_rows = default_sms(c) * 8;  // combine staging rows: one each for the first num_sms * 8 warps of its push
+    l.comb_out_on = c.combine_buffer;
     carve(l);
     return l;
 }
@@ -67,9 +68,10 @@ std::string invalid_reason(const Config& c, int npes) {
 }
 
 // One PE's row of step 1.
-enum Word { kT, kH, kK, kE, kFmt, kSms, kNumSms, kTeamN, kTeamMe, kGpu, kPe, kTotal, kGpuId, kWords };
-constexpr int kCompared = kNumSms;  // words 0..5 must be equal within a team
-const char* const kNames[kCompared] = {"max_tokens_per_pe", "hidden", "topk", "num_experts", "format", "num_sms"};
+enum Word { kT, kH, kK, kE, kFmt, kSms, kCombBuf, kNumSms, kTeamN, kTeamMe, kGpu, kPe, kTotal, kGpuId, kWords };
+constexpr int kCompared = kNumSms;  // words 0..6 must be equal within a team
+const char* const kNames[kCompared] = {"max_tokens_per_pe", "hidden", "topk", "num_experts", "format", "num_sms",
+                                       "combine_buffer"};
 
 Config config_of(const long long* r) {
     Config c;
@@ -79,6 +81,7 @@ Config config_of(const long long* r) {
     c.num_experts = static_cast<int>(r[kE]);
     c.format = static_cast<Format>(r[kFmt]);
     c.num_sms = static_cast<int>(r[kNumSms]);
+    c.combine_buffer = r[kCombBuf] != 0;
     return c;
 }
 
@@ -120,9 +123,10 @@ std::string part_reason(int code, const Config& c, int npes, size_t total) {
     if (code == kPartNoBlock) {
         const size_t mib = (total + (1u << 20) - 1) >> 20;
         std::snprintf(m, sizeof m, "the buffer needs %zu bytes of symmetric heap (max_tokens_per_pe %d, hidden %d, topk %d, "
-                                   "num_experts %d, %s, %d PEs) and the heap cannot hold it: set SHMEM_SYMMETRIC_SIZE=%zuM "
+                                   "num_experts %d, %s, %d PEs%s) and the heap cannot hold it: set SHMEM_SYMMETRIC_SIZE=%zuM "
                                    "or more (this buffer alone; add the program's other symmetric allocations)",
-                      total, c.max_tokens_per_pe, c.hidden, c.topk, c.num_experts, fmt_name(c.format), npes, mib + 1);
+                      total, c.max_tokens_per_pe, c.hidden, c.topk, c.num_experts, fmt_name(c.format), npes,
+                      c.combine_buffer ? ", with its combine buffer" : "", mib + 1);
     } else {
         std::snprintf(m, sizeof m, "the heap is in GPU memory but the GPU form cannot start (no GPU support in this build, "
                                    "or no host-mapped memory for its error record)");
@@ -166,7 +170,7 @@ std::unique_ptr<Buffer> Buffer::create(shmem_team_t team, const Config& cfg, std
     const bool gpu = GpuPath::is_device_memory(all);
     const Layout layout = make_layout(cfg, own.empty() ? npes : 1, own.empty() ? me : 0);
     const long long row_host[kWords] = {cfg.max_tokens_per_pe, cfg.hidden, cfg.topk, cfg.num_experts,
-                                        static_cast<long long>(cfg.format), default_sms(cfg), cfg.num_sms, npes, me,
+                                        static_cast<long long>(cfg.format), default_sms(cfg), cfg.combine_buffer ? 1 : 0, cfg.num_sms, npes, me,
                                         gpu ? 1 : 0, wpe, own.empty() ? static_cast<long long>(layout.total) : 0,
                                         gpu ? GpuPath::device_id() : 0};
     shmem_putmem(mine, row_host, row, wpe);

@@ -383,7 +383,7 @@ __global__ void dispatch_recv(const __grid_constant__ Args a) {
 // (in the symmetric heap), or kNoOff: pushed. Mapped receivers of a symmetric expert_out are
 // told where it is by block 0 at once (they pull); the rest get the rows in comb_recv.
 constexpr long long kNoOff = LLONG_MIN;
-__device__ inline void combine_push(const Args& a, const uint16_t* eo, long long eo_off, uint64_t round) {
+__device__ inline void combine_push(const Args& a, const uint16_t* eo, long long eo_off, int wait_reads, uint64_t round) {
     const Layout& l = a.l;
     const View v{a.base};
     LocalState* st = v.local(l);
@@ -399,7 +399,7 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
         unmapped = __any_sync(0xffffffffu, unmapped);
         if (threadIdx.x == 0) s_unmapped = unmapped;
         if (blockIdx.x == 0) {
-            if (threadIdx.x == 0) st->pulled = pull;
+            if (threadIdx.x == 0) st->wait_reads = wait_reads;
             // Where this round's expert_out is for every mapped PE (0: pushed), ordered before
             // block 0's arrival by the quiet in arrive_mapped (each lane writes both at its PEs).
             // With every PE mapped and expert_out symmetric nothing moves: the arrival follows at
@@ -474,7 +474,7 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
 // tokens at 4 PEs in ~27 us on one H200, this in ~25; two items per thread in flight read no
 // faster than one).
 constexpr int kReduceChunk = 8;
-__device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* out, int T, bool pulled) {
+__device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* out, int T, bool wait_reads) {
     const Layout& l = a.l;
     const View v{a.base};
     const uint64_t round = v.local(l)->round;
@@ -538,18 +538,23 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
         __syncthreads();
     }
     KISHMEM_EP_PROF(kProfCombineRecv, round, 2);
-    // Reading is over: the last block acknowledges it to every mapped PE, and where this PE's
-    // expert_out was read in place, waits for every PE's acknowledgement (the caller may
-    // overwrite expert_out once the call is done on the stream).
+    // Reading is over: the last block's warp 0 acknowledges it to every mapped PE (a lane per PE),
+    // and where this PE's expert_out was read in place and is the caller's (wait_reads), waits
+    // for every PE's acknowledgement (the caller may overwrite expert_out once the call is done
+    // on the stream).
     // No fence before the count: every load of this block has returned (its sums are stored),
     // and nothing this block wrote is for the peers (a fence here waited ~1 us for out's stores).
-    if (threadIdx.x == 0) {
+    if (threadIdx.x < 32) {
         LocalState* st = v.local(l);
-        if (atomicAdd(&st->done_read, 1u) == gridDim.x - 1) {
-            st->done_read = 0;
-            acknowledge_read(l, a.base);
+        const int lane = static_cast<int>(threadIdx.x);
+        unsigned last = 0;
+        if (lane == 0) last = atomicAdd(&st->done_read, 1u) == gridDim.x - 1;
+        if (__shfl_sync(0xffffffffu, last, 0)) {
+            if (lane == 0) st->done_read = 0;
+            acknowledge_read(l, a.base, lane, 32);
             KISHMEM_EP_PROF(kProfCombineRecv, round, 4);
-            wait_read_acknowledged(l, a.base, round, pulled);
+            if (wait_reads) wait_read_acknowledged(l, a.base, round, lane, 32);
+            __syncwarp();
             KISHMEM_EP_PROF(kProfCombineRecv, round, 5);
         }
     }
@@ -557,9 +562,9 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
 
 // Combine send only (a send_only call; its hook is combine_recv).
 __global__ void __launch_bounds__(kThreads, 1) combine_send(const __grid_constant__ Args a, const uint16_t* eo,
-                                                            long long eo_off) {
+                                                            long long eo_off, int wait_reads) {
     clock_start(a.clock);
-    combine_push(a, eo, eo_off, View{a.base}.local(a.l)->round);
+    combine_push(a, eo, eo_off, wait_reads, View{a.base}.local(a.l)->round);
     clock_end(a.clock);
 }
 
@@ -567,17 +572,18 @@ __global__ void __launch_bounds__(kThreads, 1) combine_send(const __grid_constan
 __global__ void __launch_bounds__(kRecvThreads) combine_recv(const __grid_constant__ Args a, const float* w, uint16_t* out,
                                                              int T) {
     clock_start(a.clock);
-    combine_reduce(a, w, out, T, View{a.base}.local(a.l)->pulled);  // set by the send kernel
+    combine_reduce(a, w, out, T, View{a.base}.local(a.l)->wait_reads);  // set by the send kernel
     clock_end(a.clock);
 }
 
 // Combine in one kernel: send, then receive. Every block waits for every sender, so the blocks
 // stay within SMs / PEs (PEs may share the GPU): the other PEs' blocks keep room.
 __global__ void __launch_bounds__(kRecvThreads) combine_all(const __grid_constant__ Args a, const uint16_t* eo,
-                                                            long long eo_off, const float* w, uint16_t* out, int T) {
+                                                            long long eo_off, int wait_reads, const float* w, uint16_t* out,
+                                                            int T) {
     clock_start(a.clock);
-    combine_push(a, eo, eo_off, View{a.base}.local(a.l)->round);
-    combine_reduce(a, w, out, T, eo_off != kNoOff);
+    combine_push(a, eo, eo_off, wait_reads, View{a.base}.local(a.l)->round);
+    combine_reduce(a, w, out, T, wait_reads);
     clock_end(a.clock);
 }
 

@@ -233,11 +233,14 @@ int GpuPath::dispatch_recv(Buffer& b, cudaStream_t s) {
 int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float* w, void* out, int T, bool fuse_recv) {
     const auto* e = static_cast<const uint16_t*>(eo);
     const long long off = expert_out_offset(b.layout_, b.base_, eo);
+    // Read in place: the call waits for the readers, unless expert_out is the buffer's own
+    // (Buffer::combine_buffer: rewritten only after the next dispatch's receive).
+    const int wait_reads = off != gpu::kNoOff && eo != b.combine_buffer();
     const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockCombine);
     if (fuse_recv)
-        gpu::combine_all<<<waiting_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, e, off, w,
+        gpu::combine_all<<<waiting_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, e, off, wait_reads, w,
                                                                                              static_cast<uint16_t*>(out), T);
-    else gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(a, e, off);
+    else gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(a, e, off, wait_reads);
     return launched(b, "combine");
 }
 

@@ -28,12 +28,12 @@ __global__ void refuse_combine(Layout l, char* base) {
 }
 
 // A refused hook after a sent combine: what its receive would have done at its end, reading
-// nothing: the acknowledgement, then (expert_out read in place) the wait for the peers' ones,
+// nothing: the acknowledgement, then (the caller's expert_out read in place) the wait for the peers' ones,
 // so that the caller may overwrite expert_out once the refused call is done on the stream.
 __global__ void acknowledge(Layout l, char* base) {
     gpu::acknowledge_read(l, base);
     shmem_quiet();
-    gpu::wait_read_acknowledged(l, base, View{base}.local(l)->round, View{base}.local(l)->pulled);
+    if (View{base}.local(l)->wait_reads) gpu::wait_read_acknowledged(l, base, View{base}.local(l)->round);
 }
 
 // Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).

@@ -49,25 +49,26 @@ __device__ inline bool arrive_mapped(const Layout& l, char* base, int kind, uint
 
 // The end of a combine receive, as every PE's peers see it: kArriveUnit on
 // arrive[kArriveRead][me] of every mapped PE (it reads no more of their expert_out), which the
-// pull combine's senders wait for before their call ends. A refused combine or hook
-// acknowledges the same way, so that no sender waits for a receive that will not run.
-__device__ inline void acknowledge_read(const Layout& l, char* base) {
+// pull combine's senders wait for before their call ends (unless expert_out was the buffer's
+// own comb_out). A refused combine or hook acknowledges the same way, so that no sender waits
+// for a receive that will not run. Team ranks first, first + step, ... (a lane each, or one
+// thread).
+__device__ inline void acknowledge_read(const Layout& l, char* base, int first = 0, int step = 1) {
     const View v{base};
-    for (int r = 0; r < l.npes; ++r) {
+    for (int r = first; r < l.npes; r += step) {
         const int pe = v.pe_of(l)[r];
         if (shmem_ptr(base, pe)) arrive_at(l, base, kArriveRead, nullptr, 0, kArriveUnit, pe);
     }
 }
 
-// The other side: where this round's combine let the token PEs read this PE's expert_out in
-// place (`pulled`: LocalState::pulled, or the kernel's own argument), until every mapped PE has
+// The other side: where this round's combine let the token PEs read the caller's expert_out in
+// place (LocalState::wait_reads, or the kernel's own argument), until every mapped PE has
 // acknowledged its reads of `round`; then expert_out may be overwritten. A receive that ends,
-// and a refused hook, both end with this.
-__device__ inline void wait_read_acknowledged(const Layout& l, char* base, uint64_t round, bool pulled) {
+// and a refused hook, both end with this (the caller tests wait_reads). Ranks as acknowledge_read.
+__device__ inline void wait_read_acknowledged(const Layout& l, char* base, uint64_t round, int first = 0, int step = 1) {
     const View v{base};
-    if (!pulled) return;
     const uint64_t* ack = v.arrive(l) + kArriveRead * l.npes;
-    for (int r = 0; r < l.npes; ++r)
+    for (int r = first; r < l.npes; r += step)
         if (shmem_ptr(base, v.pe_of(l)[r]))
             shmem_uint64_wait_until(const_cast<uint64_t*>(ack + r), SHMEM_CMP_GE, round * kArriveUnit);
 }

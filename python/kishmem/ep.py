@@ -68,11 +68,12 @@ class Buffer:
     torch.distributed ProcessGroup that spans the whole job (rank == PE).
     use_fp8: what dispatch sends (FP8 E4M3 + a float scale per 128 channels, or bf16); fixed per
     buffer. allocate_combine_buffer: also a symmetric [L, R, hidden] bf16 tensor for
-    get_next_low_latency_combine_buffer (zero-copy combine)."""
+    get_next_low_latency_combine_buffer (zero-copy combine), held in the buffer's own block
+    (kishmem::ep::Config::combine_buffer): a combine of it does not wait for the peers to finish
+    reading it, so write it only after the round's dispatch (its hook), as experts do."""
 
     def __init__(self, group=None, num_max_dispatch_tokens_per_rank=128, hidden=7168, num_experts=None, num_topk=8,
                  use_fp8=True, num_sms=0, allocate_combine_buffer=True):
-        import kishmem
         _t.require_init("kishmem.ep.Buffer")
         self.team = _team_of(group)
         self.group_size = self.team.n_pes()
@@ -85,7 +86,7 @@ class Buffer:
         self.num_topk = int(num_topk)
         self.use_fp8 = bool(use_fp8)
         self._b = _c.ep.Buffer(self.team._handle("kishmem.ep.Buffer"), self.num_max_dispatch_tokens_per_rank, self.hidden,
-                               self.num_topk, self.num_experts, self.use_fp8, int(num_sms))
+                               self.num_topk, self.num_experts, self.use_fp8, int(num_sms), bool(allocate_combine_buffer))
         self.num_local_experts = self.num_experts // self.group_size
         self.num_recv_rows = self.group_size * self.num_max_dispatch_tokens_per_rank
         self._dev = _t.heap_device_index()
@@ -103,19 +104,18 @@ class Buffer:
         self._combine_buffer = None
         self._scratch_word = None
         if allocate_combine_buffer:
-            self._combine_buffer = kishmem.empty((self.num_local_experts, self.num_recv_rows, self.hidden),
-                                                 _t.torch().bfloat16)
-            self._combine_ptr = self._combine_buffer.data_ptr()
+            self._combine_ptr = self._b.combine_buffer
+            self._combine_buffer = _t.view(self._combine_ptr, (self.num_local_experts, self.num_recv_rows, self.hidden),
+                                           torch.bfloat16, self._dev)
 
     # ---- sizes -------------------------------------------------------------------------------
     @staticmethod
     def get_low_latency_rdma_size_hint(num_max_dispatch_tokens_per_rank, hidden, num_ranks, num_experts, num_topk=8,
                                        use_fp8=True):
-        """Symmetric heap bytes one buffer takes per PE (kishmem::ep::Buffer::bytes_for), plus the
-        zero-copy combine buffer."""
-        L = num_experts // max(num_ranks, 1)
-        return (_c.ep.Buffer.bytes_for(num_max_dispatch_tokens_per_rank, hidden, num_topk, num_experts, use_fp8,
-                                       num_ranks) + L * num_ranks * num_max_dispatch_tokens_per_rank * hidden * 2)
+        """Symmetric heap bytes one buffer takes per PE (kishmem::ep::Buffer::bytes_for), its
+        zero-copy combine buffer included."""
+        return _c.ep.Buffer.bytes_for(num_max_dispatch_tokens_per_rank, hidden, num_topk, num_experts, use_fp8, num_ranks,
+                                      True)
 
     @property
     def bytes(self):
@@ -131,10 +131,7 @@ class Buffer:
 
     def destroy(self):
         """Frees the buffer (collective, as its creation)."""
-        import kishmem
-        if self._combine_buffer is not None:
-            kishmem.free(self._combine_buffer)
-            self._combine_buffer = None
+        self._combine_buffer = None
         self._b.destroy()
 
     # ---- helpers -----------------------------------------------------------------------------
@@ -260,9 +257,11 @@ class Buffer:
 
     # ---- combine -----------------------------------------------------------------------------
     def get_next_low_latency_combine_buffer(self, handle):
-        """A symmetric [L, R, hidden] bf16 tensor: expert outputs written here are read in place by
-        low_latency_combine (zero_copy=True), nothing copied at send time. It must stay unchanged
-        until the combine (its hook) is done."""
+        """A symmetric [L, R, hidden] bf16 tensor in the buffer's block: expert outputs written here
+        are read in place by low_latency_combine (zero_copy=True), nothing copied at send time, and
+        the combine does not wait for the peers' reads. Write it only after the round's dispatch
+        (its hook) on the current stream, as experts do: that dispatch waits for every PE's
+        previous combine to end."""
         if self._combine_buffer is None:
             raise ArgumentError("get_next_low_latency_combine_buffer: the buffer was made with "
                                 "allocate_combine_buffer=False")

@@ -60,7 +60,7 @@ struct PyBuffer {
     return pb.last_tuple;
 }
 
-ep::Config config(int T, int H, int K, int E, bool fp8, int num_sms) {
+ep::Config config(int T, int H, int K, int E, bool fp8, int num_sms, bool combine_buffer) {
     ep::Config c;
     c.max_tokens_per_pe = T;
     c.hidden = H;
@@ -68,6 +68,7 @@ ep::Config config(int T, int H, int K, int E, bool fp8, int num_sms) {
     c.num_experts = E;
     c.format = fp8 ? ep::Format::fp8_e4m3 : ep::Format::bf16;
     c.num_sms = num_sms;
+    c.combine_buffer = combine_buffer;
     return c;
 }
 
@@ -86,19 +87,21 @@ void bind_ep(::py::module_& m) {
         .def_readonly("combine_sent", &ep::Handle::combine_sent);
 
     ::py::class_<PyBuffer>(m, "Buffer")
-        .def(::py::init([](uintptr_t team, int T, int H, int K, int E, bool fp8, int num_sms) {
+        .def(::py::init([](uintptr_t team, int T, int H, int K, int E, bool fp8, int num_sms, bool combine_buffer) {
                  auto pb = std::make_unique<PyBuffer>();
                  std::string err;
                  {
                      ::py::gil_scoped_release nogil;
-                     pb->b = ep::Buffer::create(reinterpret_cast<shmem_team_t>(team), config(T, H, K, E, fp8, num_sms), &err);
+                     pb->b = ep::Buffer::create(reinterpret_cast<shmem_team_t>(team), config(T, H, K, E, fp8, num_sms, combine_buffer),
+                                               &err);
                  }
                  if (!pb->b) raise(err.empty() ? "kishmem::ep::Buffer::create failed" : err);
                  return pb;
              }),
-             arg("team"), arg("max_tokens_per_pe"), arg("hidden"), arg("topk"), arg("num_experts"), arg("fp8"), arg("num_sms") = 0)
-        .def_static("bytes_for", [](int T, int H, int K, int E, bool fp8, int npes) {
-            return ep::Buffer::bytes_for(config(T, H, K, E, fp8, 0), npes);
+             arg("team"), arg("max_tokens_per_pe"), arg("hidden"), arg("topk"), arg("num_experts"), arg("fp8"), arg("num_sms") = 0,
+             arg("combine_buffer") = false)
+        .def_static("bytes_for", [](int T, int H, int K, int E, bool fp8, int npes, bool combine_buffer) {
+            return ep::Buffer::bytes_for(config(T, H, K, E, fp8, 0, combine_buffer), npes);
         })
         .def("destroy", [](PyBuffer& self) {
             ::py::gil_scoped_release nogil;
@@ -108,6 +111,8 @@ void bind_ep(::py::module_& m) {
         .def_property_readonly("bytes", [](PyBuffer& self) { return self.get().bytes(); })
         .def_property_readonly("on_gpu", [](PyBuffer& self) { return self.get().on_gpu(); })
         .def_property_readonly("num_sms", [](PyBuffer& self) { return self.get().num_sms(); })
+        .def_property_readonly("combine_buffer",  // its address (0: made without one)
+                               [](PyBuffer& self) { return reinterpret_cast<uintptr_t>(self.get().combine_buffer()); })
         .def_property_readonly("last_error", [](PyBuffer& self) { return self.get().last_error(); })
         .def("dispatch", [](PyBuffer& self, uintptr_t s, uintptr_t x, uintptr_t idx, bool idx64, int T, ep::Handle& h,
                             bool send_only) {

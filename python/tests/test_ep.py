@@ -197,6 +197,11 @@ def test_select_topk(shmem):
 def test_size_hint(shmem):
     n = shmem.n_pes()
     buf = shmem.ep.Buffer(None, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=True)
+    plain = shmem.ep.Buffer(None, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=True, allocate_combine_buffer=False)
     hint = shmem.ep.Buffer.get_low_latency_rdma_size_hint(T_MAX, HIDDEN, n, PER_PE * n, TOPK, True)
-    assert hint == buf.bytes + PER_PE * n * T_MAX * HIDDEN * 2
+    # the combine buffer ([L, R, hidden] bf16) is part of the buffer's block
+    assert hint == buf.bytes == plain.bytes + PER_PE * n * T_MAX * HIDDEN * 2
+    with pytest.raises(shmem.ArgumentError, match="allocate_combine_buffer=False"):
+        plain.get_next_low_latency_combine_buffer(None)
+    plain.destroy()
     buf.destroy()

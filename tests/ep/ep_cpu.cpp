@@ -1,7 +1,8 @@
 // kishmem::ep, CPU form (host heap): rounds of dispatch and combine with FP8 and bf16, int32 and
 // int64 indices, with and without the receive hooks, token counts that differ between PEs and
-// rounds; every received row and every combined value checked against an independent host
-// computation (ep_common.h). The kernel clock is on from round 4: the CPU form reports each call's
+// rounds, expert outputs in the caller's memory and in the buffer's own (Config::combine_buffer);
+// every received row and every combined value checked against an independent host computation
+// (ep_common.h). The kernel clock is on from round 4: the CPU form reports each call's
 // host time, and -1 for the calls of a kind whose last one ran without it.
 #include <cstdio>
 
@@ -35,7 +36,9 @@ int one_round(Buffer& b, const eptest::Shape& s, Format f, int round, bool hook)
     if (int bad = eptest::check_received(s, f, round, me, Ts, g)) return bad;
     std::vector<uint16_t> eo, out(static_cast<size_t>(s.T) * s.H, 0xffff);
     eptest::run_experts(s, f, me, g, &eo);
-    if (const int rc = b.combine(nullptr, eo.data(), w.data(), out.data(), &h, !hook)) return eptest::call_failed("combine", me, round, rc);
+    void* own = b.combine_buffer();  // (Config::combine_buffer) the experts write there instead
+    if (own) std::copy(eo.begin(), eo.end(), static_cast<uint16_t*>(own));
+    if (const int rc = b.combine(nullptr, own ? own : eo.data(), w.data(), out.data(), &h, !hook)) return eptest::call_failed("combine", me, round, rc);
     if (const int rc = !hook ? b.combine_recv(nullptr, &h) : kOk) return eptest::call_failed("combine_recv", me, round, rc);
     return eptest::check_combined(s, f, round, me, Ts[me], out.data());
 }
@@ -62,12 +65,15 @@ int main() {
     shmem_init();
     const int me = shmem_my_pe(), npes = shmem_n_pes();
     int bad = 0;
-    for (Format f : {Format::fp8_e4m3, Format::bf16}) {
+    for (int variant = 0; variant < 3; ++variant) {
+        const Format f = variant == 1 ? Format::bf16 : Format::fp8_e4m3;
         const eptest::Shape s{24, 256, 4, 4 * npes, npes};
         Config c = eptest::config(s, f);
+        c.combine_buffer = variant == 2;
         auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
-        if (!b || b->on_gpu()) {
-            std::fprintf(stderr, "FAIL: PE %d: %s\n", me, b ? "the buffer is on the GPU (run with KISHMEM_HEAP=host)" : "create failed");
+        if (!b || b->on_gpu() || !b->combine_buffer() != !c.combine_buffer) {
+            std::fprintf(stderr, "FAIL: PE %d: %s\n", me, !b ? "create failed" : b->on_gpu() ? "the buffer is on the GPU (run with KISHMEM_HEAP=host)"
+                                                        : "combine_buffer() is not there exactly when configured");
             shmem_global_exit(1);
         }
         // bytes(): the README's formulas, summed here with 256-byte alignment
@@ -77,7 +83,7 @@ int main() {
                                 npes * 8u, static_cast<size_t>(s.T) * s.K * s.H * 2, L * 4, static_cast<size_t>(s.T) * s.H * xb,
                                 s.T * G * 4, static_cast<size_t>(s.T) * s.K * 8,
                                 static_cast<size_t>(s.T) * s.K * 16, npes * 4u, 24,
-                                rows * s.H * 2};
+                                rows * s.H * 2, c.combine_buffer ? L * R * s.H * 2 : 0};
         size_t want = 0;
         for (size_t p : parts) want += (p + 255) / 256 * 256;
         if (b->bytes() != want || Buffer::bytes_for(c, npes) != want) {

@@ -167,14 +167,16 @@ int main() {
     const int me = shmem_my_pe(), npes = shmem_n_pes();
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    // Expert outputs in device memory (combine pushes the rows) and in the symmetric heap (token
-    // PEs that map the expert's PE read them in place), in both formats.
-    for (int placement = 0; placement < 4; ++placement) {
+    // Expert outputs in device memory (combine pushes the rows), in the symmetric heap (token PEs
+    // that map the expert's PE read them in place) and in the buffer's own block
+    // (Config::combine_buffer: read in place, no wait for the reads), in both formats.
+    for (int placement = 0; placement < 6; ++placement) {
         const Format f = placement % 2 ? Format::bf16 : Format::fp8_e4m3;
-        const bool symmetric = placement >= 2;
+        const bool symmetric = placement == 2 || placement == 3, own = placement >= 4;
         const eptest::Shape s{24, 512, 4, 4 * npes, npes};
         Config c = eptest::config(s, f);
         c.num_sms = 5;  // more than one token per block, and a last block with fewer
+        c.combine_buffer = own;
         auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
         if (!b || !b->on_gpu()) {
             std::fprintf(stderr, "FAIL: PE %d: %s\n", me, b ? "the buffer is not on the GPU" : "create failed");
@@ -186,7 +188,8 @@ int main() {
         CK(cudaMalloc(&d.idx, static_cast<size_t>(s.T) * s.K * 8));
         CK(cudaMalloc(&d.w, static_cast<size_t>(s.T) * s.K * 4));
         const size_t eo_bytes = static_cast<size_t>(l.L) * l.R * s.H * 2;
-        if (symmetric) d.eo = static_cast<uint16_t*>(shmem_malloc(eo_bytes));
+        if (own) d.eo = static_cast<uint16_t*>(b->combine_buffer());
+        else if (symmetric) d.eo = static_cast<uint16_t*>(shmem_malloc(eo_bytes));
         else CK(cudaMalloc(&d.eo, eo_bytes));
         if (!d.eo) {
             std::fprintf(stderr, "FAIL: PE %d: no memory for the expert outputs\n", me);
@@ -208,7 +211,7 @@ int main() {
         cudaFree(d.idx);
         cudaFree(d.w);
         if (symmetric) shmem_free(d.eo);
-        else cudaFree(d.eo);
+        else if (!own) cudaFree(d.eo);
         cudaFree(d.out);
     }
     if (bad_input(st, false) || bad_input(st, true)) shmem_global_exit(1);

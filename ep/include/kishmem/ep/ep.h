@@ -30,6 +30,7 @@ struct Config {
     int num_experts = 0;          // E: a multiple of the team size; expert e lives on team rank e / (E / npes)
     Format format = Format::fp8_e4m3;  // what dispatch sends: FP8 E4M3 + one float scale per 128 channels, or bf16
     int num_sms = 0;              // GPU: blocks of the send kernels (0: min(T, 128)); CPU form: unused
+    bool combine_buffer = false;  // the buffer also holds an expert_out of its own (Buffer::combine_buffer)
 };
 
 enum Status : int {
@@ -105,9 +106,18 @@ public:
 
     // expert_out[L][R][H] bf16 (row i of expert e answers recv row i of e), topk_weights[T][K] float,
     // out[T][H] bf16: out[t] = sum over k with topk_idx[t][k] >= 0 of weight[t][k] * expert row.
+    // expert_out is the caller's to overwrite once the call (send_only: its combine_recv) is done on
+    // the stream; where it lies in the symmetric heap the token PEs read it in place, and the call
+    // waits for the last of them to finish reading.
     int combine(cudaStream_t stream, const void* expert_out, const float* topk_weights, void* out, Handle* h,
                 bool send_only = false);
     int combine_recv(cudaStream_t stream, Handle* h);
+    // With Config::combine_buffer: an expert_out[L][R][H] bf16 in the buffer's own block (else
+    // nullptr), as DeepEP's get_next_low_latency_combine_buffer. A combine of it does not wait for
+    // the token PEs' reads: write it only after this PE's dispatch receive of the round (dispatch,
+    // or its dispatch_recv) on the buffer's stream, as experts do. That receive waits for every
+    // PE's dispatch, which each PE's stream orders after its previous combine's reads.
+    void* combine_buffer() const { return layout_.comb_out_on ? base_ + layout_.comb_out : nullptr; }
 
     // Errors found inside kernels (bad top-k entries, a peer's bad input): synchronizes the stream,
     // prints the message once and returns its status (kOk when none). Host heap: the last error.

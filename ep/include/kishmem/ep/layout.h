@@ -34,7 +34,7 @@ struct LocalState {
     uint64_t round;          // dispatch rounds received so far (the hook of dispatch advances it)
     uint32_t done_dispatch;  // blocks of the dispatch send kernel that finished (the last one signals remote PEs)
     uint32_t done_combine;   // the same for combine
-    uint32_t pulled;         // GPU form: the last combine let the token PEs read expert_out in place
+    uint32_t wait_reads;     // GPU form: the last combine's send waits for the token PEs' reads of expert_out (read in place, not comb_out)
     uint32_t done_read;      // blocks of the combine receive that finished reading (the last one acknowledges)
 };
 
@@ -51,11 +51,12 @@ struct Layout {
     int G = 0;       // scale groups per token: H / 128 (FP8 only, else 0)
     int xb = 0;      // bytes per dispatched element: 1 (FP8) or 2 (bf16)
     int stage_rows = 0;  // combine staging rows (one each for the first stage_rows warps of its push)
+    int comb_out_on = 0; // Config::combine_buffer: the block ends with comb_out
     Format fmt = Format::fp8_e4m3;
     // byte offsets from the start of the symmetric block
     size_t recv_x = 0, recv_scales = 0, recv_src = 0, recv_count = 0, counter = 0, disp_flag = 0, comb_flag = 0,
            arrive = 0, comb_off = 0, comb_recv = 0, entry = 0, send_x = 0, send_scales = 0, send_src = 0, pe_of = 0, local = 0, stage = 0,
-           total = 0;
+           comb_out = 0, total = 0;
 };
 
 KISHMEM_HD size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
@@ -87,6 +88,8 @@ KISHMEM_HD void carve(Layout& l) {
     take(l.pe_of, P * 4);               // pe_of        [npes]         npes*4      int: world PE of team rank r
     take(l.local, sizeof(LocalState));  // local        LocalState     24
     take(l.stage, l.stage_rows * H * 2);// stage        [rows][H]      rows*H*2    bf16: combine rows for peers reached only remotely
+    // -- written by this PE's experts, read by the token PEs (Config::combine_buffer) --
+    take(l.comb_out, l.comb_out_on ? L * R * H * 2 : 0);  // comb_out [L][R][H] L*R*H*2 bf16: expert outputs (Buffer::combine_buffer)
     l.total = o;
 }
 
@@ -110,6 +113,7 @@ struct View {
     KISHMEM_HD int* pe_of(const Layout& l) const { return reinterpret_cast<int*>(base + l.pe_of); }
     KISHMEM_HD LocalState* local(const Layout& l) const { return reinterpret_cast<LocalState*>(base + l.local); }
     KISHMEM_HD uint16_t* stage(const Layout& l) const { return reinterpret_cast<uint16_t*>(base + l.stage); }
+    KISHMEM_HD uint16_t* comb_out(const Layout& l) const { return reinterpret_cast<uint16_t*>(base + l.comb_out); }
 };
 
 constexpr uint64_t kBadInputBit = 1ull << 62;  // in a flag: the sender's input was bad, nothing was sent
