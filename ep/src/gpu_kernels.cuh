@@ -410,7 +410,7 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
             // load/store per pair, and init refuses PEs whose KISHMEM_REMOTE differ: reliability.gone.remote_init): a PE that this one
             // maps but that does not map it back would find an offset it cannot use and read
             // comb_recv, which nobody filled for it.
-            const uint64_t off = pull ? static_cast<uint64_t>(eo_off) + kOffBias : 0;
+            const uint64_t off = pull ? (static_cast<uint64_t>(eo_off) + kOffBias) | (wait_reads ? kWaitsReadBit : 0) : 0;
             for (int r = threadIdx.x; r < l.npes; r += 32)
                 if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_p(v.comb_off(l) + l.me, off, pe_of[r]);
             if (pull && !unmapped) arrive_mapped(l, a.base, kCombine, v.comb_flag(l) + l.me, round, kArriveUnit);
@@ -499,7 +499,8 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
             if (en.rank >= 0) {
                 const uint64_t off = *reinterpret_cast<volatile uint64_t*>(v.comb_off(l) + en.rank);
                 const int pe = v.pe_of(l)[en.rank];
-                char* peer_eo = off ? static_cast<char*>(shmem_ptr(a.base + static_cast<long long>(off - kOffBias), pe)) : nullptr;
+                char* peer_eo = off ? static_cast<char*>(shmem_ptr(a.base + static_cast<long long>((off & ~kWaitsReadBit) - kOffBias), pe))
+                                    : nullptr;
                 src = peer_eo ? reinterpret_cast<const uint4*>(peer_eo) + static_cast<size_t>(en.slot) * C
                               : reinterpret_cast<const uint4*>(v.comb_recv(l) + j * l.H);
             }
@@ -538,10 +539,10 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
         __syncthreads();
     }
     KISHMEM_EP_PROF(kProfCombineRecv, round, 2);
-    // Reading is over: the last block's warp 0 acknowledges it to every mapped PE (a lane per PE),
-    // and where this PE's expert_out was read in place and is the caller's (wait_reads), waits
-    // for every PE's acknowledgement (the caller may overwrite expert_out once the call is done
-    // on the stream).
+    // Reading is over: the last block's warp 0 acknowledges it to every mapped PE that waits for
+    // it (a lane per PE), and where this PE's expert_out was read in place and is the caller's
+    // (wait_reads), waits for every PE's acknowledgement (the caller may overwrite expert_out
+    // once the call is done on the stream).
     // No fence before the count: every load of this block has returned (its sums are stored),
     // and nothing this block wrote is for the peers (a fence here waited ~1 us for out's stores).
     if (threadIdx.x < 32) {
@@ -551,7 +552,7 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
         if (lane == 0) last = atomicAdd(&st->done_read, 1u) == gridDim.x - 1;
         if (__shfl_sync(0xffffffffu, last, 0)) {
             if (lane == 0) st->done_read = 0;
-            acknowledge_read(l, a.base, lane, 32);
+            acknowledge_read(l, a.base, round, false, lane, 32);
             KISHMEM_EP_PROF(kProfCombineRecv, round, 4);
             if (wait_reads) wait_read_acknowledged(l, a.base, round, lane, 32);
             __syncwarp();

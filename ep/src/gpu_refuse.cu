@@ -1,8 +1,8 @@
 // The GPU form's answer to a bad call of combine or its hook (Buffer::refuse_combine): one
 // thread tells every PE what a combine send would have (gpu_kernels.cuh): comb_off[me] = 0
 // (nothing to read here), comb_flag[me] = round | kBadInputBit, then arrive[kCombine][me]
-// grows by kArriveUnit; and, reading nothing itself, it acknowledges (arrive[kRead][me]) to
-// every mapped PE as a finished receive does (signal.cuh); a refused hook after a sent
+// grows by kArriveUnit; and, reading nothing itself, it acknowledges (arrive[kRead][me] = round)
+// to every mapped PE, as a finished receive does to those that wait (signal.cuh); a refused hook after a sent
 // combine gives only that acknowledgement and waits for the peers' ones, as a receive does. In stream order after this PE's earlier kernels
 // (so no late word of theirs overwrites it) and capturable. The receive kernel of every peer
 // sees the bit and records kErrPeerBadCombine instead of summing.
@@ -23,7 +23,7 @@ __global__ void refuse_combine(Layout l, char* base) {
         shmem_uint64_p(v.comb_off(l) + l.me, 0, pe);
         gpu::arrive_at(l, base, kArriveCombine, v.comb_flag(l) + l.me, flag, kArriveUnit, pe);
     }
-    gpu::acknowledge_read(l, base);
+    gpu::acknowledge_read(l, base, View{base}.local(l)->round, true);
     shmem_quiet();
 }
 
@@ -31,7 +31,7 @@ __global__ void refuse_combine(Layout l, char* base) {
 // nothing: the acknowledgement, then (the caller's expert_out read in place) the wait for the peers' ones,
 // so that the caller may overwrite expert_out once the refused call is done on the stream.
 __global__ void acknowledge(Layout l, char* base) {
-    gpu::acknowledge_read(l, base);
+    gpu::acknowledge_read(l, base, View{base}.local(l)->round, true);
     shmem_quiet();
     if (View{base}.local(l)->wait_reads) gpu::wait_read_acknowledged(l, base, View{base}.local(l)->round);
 }

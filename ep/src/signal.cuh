@@ -47,17 +47,19 @@ __device__ inline bool arrive_mapped(const Layout& l, char* base, int kind, uint
     return __any_sync(0xffffffffu, unmapped);
 }
 
-// The end of a combine receive, as every PE's peers see it: kArriveUnit on
-// arrive[kArriveRead][me] of every mapped PE (it reads no more of their expert_out), which the
-// pull combine's senders wait for before their call ends (unless expert_out was the buffer's
-// own comb_out). A refused combine or hook acknowledges the same way, so that no sender waits
-// for a receive that will not run. Team ranks first, first + step, ... (a lane each, or one
-// thread).
-__device__ inline void acknowledge_read(const Layout& l, char* base, int first = 0, int step = 1) {
+// The end of a combine receive, as every PE's peers see it: arrive[kArriveRead][me] = round at
+// a mapped PE (it reads no more of that PE's expert_out), which a sender whose caller's
+// expert_out was read in place waits for before its call ends. A receive tells only the PEs
+// that wait (their comb_off carries kWaitsReadBit); a refused combine or hook tells every
+// mapped PE (`all`), so that no sender waits for a receive that will not run. A value, not a
+// count: rounds told to nobody leave nothing owed. Team ranks first, first + step, ... (a lane
+// each, or one thread).
+__device__ inline void acknowledge_read(const Layout& l, char* base, uint64_t round, bool all, int first = 0, int step = 1) {
     const View v{base};
     for (int r = first; r < l.npes; r += step) {
         const int pe = v.pe_of(l)[r];
-        if (shmem_ptr(base, pe)) arrive_at(l, base, kArriveRead, nullptr, 0, kArriveUnit, pe);
+        if (!all && !(*reinterpret_cast<const volatile uint64_t*>(v.comb_off(l) + r) & kWaitsReadBit)) continue;
+        if (shmem_ptr(base, pe)) shmem_uint64_p(v.arrive(l) + kArriveRead * l.npes + l.me, round, pe);
     }
 }
 
@@ -70,7 +72,7 @@ __device__ inline void wait_read_acknowledged(const Layout& l, char* base, uint6
     const uint64_t* ack = v.arrive(l) + kArriveRead * l.npes;
     for (int r = first; r < l.npes; r += step)
         if (shmem_ptr(base, v.pe_of(l)[r]))
-            shmem_uint64_wait_until(const_cast<uint64_t*>(ack + r), SHMEM_CMP_GE, round * kArriveUnit);
+            shmem_uint64_wait_until(const_cast<uint64_t*>(ack + r), SHMEM_CMP_GE, round);
 }
 
 }  // namespace kishmem::ep::gpu

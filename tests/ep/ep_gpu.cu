@@ -168,8 +168,9 @@ int main() {
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     // Expert outputs in device memory (combine pushes the rows), in the symmetric heap (token PEs
-    // that map the expert's PE read them in place) and in the buffer's own block
-    // (Config::combine_buffer: read in place, no wait for the reads), in both formats.
+    // that map the expert's PE read them in place) and, every other round, in the buffer's own
+    // block (Config::combine_buffer: read in place, no wait for the reads and no acknowledgement;
+    // the rounds between, in the symmetric heap, wait for theirs), in both formats.
     for (int placement = 0; placement < 6; ++placement) {
         const Format f = placement % 2 ? Format::bf16 : Format::fp8_e4m3;
         const bool symmetric = placement == 2 || placement == 3, own = placement >= 4;
@@ -188,9 +189,9 @@ int main() {
         CK(cudaMalloc(&d.idx, static_cast<size_t>(s.T) * s.K * 8));
         CK(cudaMalloc(&d.w, static_cast<size_t>(s.T) * s.K * 4));
         const size_t eo_bytes = static_cast<size_t>(l.L) * l.R * s.H * 2;
-        if (own) d.eo = static_cast<uint16_t*>(b->combine_buffer());
-        else if (symmetric) d.eo = static_cast<uint16_t*>(shmem_malloc(eo_bytes));
+        if (symmetric || own) d.eo = static_cast<uint16_t*>(shmem_malloc(eo_bytes));
         else CK(cudaMalloc(&d.eo, eo_bytes));
+        uint16_t* const heap_eo = d.eo;
         if (!d.eo) {
             std::fprintf(stderr, "FAIL: PE %d: no memory for the expert outputs\n", me);
             shmem_global_exit(1);
@@ -199,9 +200,11 @@ int main() {
         int round = 1, bad = 0;
         for (int r = 1; r <= 6 && !bad; ++r, ++round) {
             const bool hook = r % 3 == 0;
+            if (own) d.eo = r % 2 ? static_cast<uint16_t*>(b->combine_buffer()) : heap_eo;
             bad = r % 2 ? round_trip<int64_t>(*b, s, f, r, round, hook, d, st, false)
                         : round_trip<int32_t>(*b, s, f, r, round, hook, d, st, false);
         }
+        if (own) d.eo = static_cast<uint16_t*>(b->combine_buffer());
         if (!bad) bad = round_trip<int32_t>(*b, s, f, 8, round, false, d, st, true);   // graph, plain calls
         round += 3;
         if (!bad) bad = round_trip<int64_t>(*b, s, f, 12, round, true, d, st, true);   // graph with the hooks
@@ -210,8 +213,8 @@ int main() {
         cudaFree(d.x);
         cudaFree(d.idx);
         cudaFree(d.w);
-        if (symmetric) shmem_free(d.eo);
-        else if (!own) cudaFree(d.eo);
+        if (symmetric || own) shmem_free(heap_eo);
+        else cudaFree(heap_eo);
         cudaFree(d.out);
     }
     if (bad_input(st, false) || bad_input(st, true)) shmem_global_exit(1);

@@ -76,8 +76,8 @@ KISHMEM_HD void carve(Layout& l) {
     take(l.counter, 2 * L * 4);         // counter      [2][L]         2*L*4       int: rows taken per local expert, per round parity
     take(l.disp_flag, P * 8);           // disp_flag    [npes]         npes*8      uint64: dispatch round sender p finished (bit 62: bad input)
     take(l.comb_flag, P * 8);           // comb_flag    [npes]         npes*8      uint64: combine round sender p finished
-    take(l.arrive, 3 * P * 8);          // arrive       [3][npes]      3*npes*8    uint64 (GPU form): per round PE p adds kArriveUnit (dispatch sent, combine sent, combine read)
-    take(l.comb_off, P * 8);            // comb_off     [npes]         npes*8      uint64 (GPU form): sender p's expert_out offset + kOffBias (pull), 0 (pushed)
+    take(l.arrive, 3 * P * 8);          // arrive       [3][npes]      3*npes*8    uint64 (GPU form): per round PE p adds kArriveUnit (dispatch sent, combine sent); combine read: the round PE p last acknowledged
+    take(l.comb_off, P * 8);            // comb_off     [npes]         npes*8      uint64 (GPU form): sender p's expert_out offset + kOffBias (pull; | kWaitsReadBit: it waits for the reads), 0 (pushed)
     take(l.comb_recv, T * K * H * 2);   // comb_recv    [T][K][H]      T*K*H*2     bf16: expert output for my token t, entry k
     // -- local to each PE (same offsets, never written by peers) --
     take(l.recv_count, L * 4);          // recv_count   [L]            L*4         int: rows received per local expert
@@ -120,5 +120,6 @@ constexpr uint64_t kBadInputBit = 1ull << 62;  // in a flag: the sender's input 
 constexpr uint64_t kArriveUnit = 1ull << 20;   // what a sender adds to a receiver's arrive word per round
 enum ArriveKind : int { kArriveDispatch = 0, kArriveCombine = 1, kArriveRead = 2 };  // arrive[kind][sender]
 constexpr uint64_t kOffBias = 1ull << 62;      // comb_off: offset + kOffBias (offsets within the heap, either sign)
+constexpr uint64_t kWaitsReadBit = 1ull << 61; // comb_off: the sender waits for this PE's read acknowledgement
 
 }  // namespace kishmem::ep
