@@ -40,28 +40,42 @@ DISP, COMB, DSEND, DHOOK, CSEND, CHOOK, KDISP, KCOMB, HDISP, HCOMB, DAHEAD, CAHE
 AHEAD_CYCLES = 200000
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def shape_args(description, rounds):
+    """The flagship's shape options (also ep/bench/py_host.py's) and --rounds."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--tokens", type=int, default=128)
     ap.add_argument("--hidden", type=int, default=7168)
     ap.add_argument("--topk", type=int, default=8)
     ap.add_argument("--experts-per-pe", type=int, default=32)
     ap.add_argument("--max-nodes", type=int, default=4)
     ap.add_argument("--bf16", action="store_true", help="dispatch bf16 instead of FP8")
-    ap.add_argument("--rounds", type=int, default=50)
-    ap.add_argument("--check", action="store_true")
-    a = ap.parse_args()
+    ap.add_argument("--rounds", type=int, default=rounds)
+    return ap
+
+
+def setup(a):
+    """kishmem started, this PE's tokens and routing (seeded by its PE), the buffer:
+    (me, n, dev, x, idx, w, buf)."""
     kishmem.init()
     me, n = kishmem.my_pe(), kishmem.n_pes()
     dev = kishmem.heap_device()
+    L = a.experts_per_pe
+    g = torch.Generator().manual_seed(me)
+    x = torch.randn((a.tokens, a.hidden), generator=g).to(torch.bfloat16).to(dev)
+    scores = torch.rand((a.tokens, L * n), generator=g).to(dev)
+    idx, w = kishmem.ep.select_topk(scores, a.topk, min(a.max_nodes, n), L)
+    buf = kishmem.ep.Buffer(kishmem.TEAM_WORLD, a.tokens, a.hidden, L * n, a.topk, use_fp8=not a.bf16)
+    return me, n, dev, x, idx, w, buf
+
+
+def main():
+    ap = shape_args(__doc__.split("\n")[0], 50)
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    me, n, dev, x, idx, w, buf = setup(a)
     gpu = dev.type == "cuda"
     T, H, K, L = a.tokens, a.hidden, a.topk, a.experts_per_pe
     E, fp8 = L * n, not a.bf16
-    g = torch.Generator().manual_seed(me)
-    x = torch.randn((T, H), generator=g).to(torch.bfloat16).to(dev)
-    scores = torch.rand((T, E), generator=g).to(dev)
-    idx, w = kishmem.ep.select_topk(scores, K, min(a.max_nodes, n), L)
-    buf = kishmem.ep.Buffer(kishmem.TEAM_WORLD, T, H, E, K, use_fp8=fp8)
 
     # As the flagship: on the GPU the barrier is on the stream, so the PEs' kernels start together.
     barrier = kishmem.barrier_all_on_stream if gpu else kishmem.barrier_all

@@ -9,8 +9,8 @@ The GPU is kept ahead of the host (a GPU wait queued before each round's barrier
 never waits for the GPU; one line per PE (the PEs share one host: the 4-PE figures show what
 the others' processes cost it).
 """
-import argparse
 import gc
+import importlib.util
 import os
 import statistics
 import sys
@@ -22,7 +22,13 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
     sys.path.pop(0)
 import kishmem  # noqa: E402
 from kishmem import _kishmem as _c  # noqa: E402
-from kishmem import _tensor as _t  # noqa: E402
+
+# python/bench_ep.py's options and setup (loaded by path: python/ also holds the package's
+# sources, which must not shadow the built package).
+_spec = importlib.util.spec_from_file_location(
+    "bench_ep", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "bench_ep.py"))
+bench_ep = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_ep)
 
 AHEAD_CYCLES = 400000  # about 200 us of GPU time per round, more than the host takes to queue it
 
@@ -58,23 +64,10 @@ def steps(buf, x, idx, w, y, out, T):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tokens", type=int, default=128)
-    ap.add_argument("--hidden", type=int, default=7168)
-    ap.add_argument("--topk", type=int, default=8)
-    ap.add_argument("--experts-per-pe", type=int, default=32)
-    ap.add_argument("--rounds", type=int, default=60)
-    a = ap.parse_args()
-    kishmem.init()
-    me, n = kishmem.my_pe(), kishmem.n_pes()
-    dev = kishmem.heap_device()
+    a = bench_ep.shape_args(__doc__.split("\n")[0], 60).parse_args()
+    me, n, dev, x, idx, w, buf = bench_ep.setup(a)
     gpu = dev.type == "cuda"
-    T, H, K, L = a.tokens, a.hidden, a.topk, a.experts_per_pe
-    E = L * n
-    g = torch.Generator().manual_seed(me)
-    x = torch.randn((T, H), generator=g).to(torch.bfloat16).to(dev)
-    idx, w = kishmem.ep.select_topk(torch.rand((T, E), generator=g).to(dev), K, min(4, n), L)
-    buf = kishmem.ep.Buffer(kishmem.TEAM_WORLD, T, H, E, K, use_fp8=True)
+    T, H, E, fp8 = a.tokens, a.hidden, buf.num_experts, not a.bf16
     out = torch.empty((T, H), dtype=torch.bfloat16, device=dev)
     barrier = kishmem.barrier_all_on_stream if gpu else kishmem.barrier_all
     xp, ip, wp, op = x.data_ptr(), idx.data_ptr(), w.data_ptr(), out.data_ptr()
@@ -90,7 +83,7 @@ def main():
             barrier()
             t0 = time.perf_counter_ns()
             if kind == "wrapper":
-                _, _, hd, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=True)
+                _, _, hd, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
             else:
                 hc = _c.ep.Handle()
                 buf._b.dispatch(buf._stream(), xp, ip, i64, T, hc, False)
