@@ -17,6 +17,8 @@
  *   hold DIR   every PE writes a secret into every PE's heap (puts and atomics: UCX carries them
  *              under KISHMEM_REMOTE=ucx), writes "PID HEAP-ADDRESS" to DIR/pe<rank>.ready and waits
  *              (its own code) until DIR/done exists: ucx_perms.sh looks at what the job made
+ *   plain      every PE inits, meets the others and finalizes (with KISHMEM_SIM_PMIX_STALL, one PMIx
+ *              call of one PE never returns: that PE must say where it waits, and end)
  *   compute DIR every PE writes its stderr to DIR/pe<rank>.err, says "computing" there after
  *              shmem_init and runs its own code (no kishmem call) for 60 s: orphan.sh kills the
  *              launcher meanwhile, and each PE must end itself saying why
@@ -59,6 +61,11 @@ int main(int argc, char** argv) {
     shmem_init();
     const int me = shmem_my_pe();
     shmem_barrier_all();
+    if (!strcmp(c, "plain")) {
+        shmem_finalize();
+        printf("rel_gone plain: PE %d ended\n", me);
+        return 0;
+    }
     if (!strcmp(c, "hold") && argc > 2) {
         static const char secret[] = "kishmem-perms-secret";
         const int npes = shmem_n_pes();

@@ -11,8 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
+#include "blocked.h"
 #include "bootstrap.h"
+#include "kishmem/env.h"
 #include "kishmem/waiter.h"
 #include "liveness.h"
 
@@ -70,7 +73,11 @@ public:
         v.data.bo.bytes = const_cast<char*>(reinterpret_cast<const char*>(mine.data()));
         v.data.bo.size = mine.size();
         pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
-        if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
+        if (rc == PMIX_SUCCESS) {
+            blocked::Scope watched(call(), "PMIx_Commit");
+            stall_on_purpose(env::PmixStall::commit);
+            rc = PMIx_Commit();
+        }
         if (rc == PMIX_SUCCESS) rc = fence(progress);
         if (rc != PMIX_SUCCESS) {
             warn("bootstrap", "PMIx exchange %s failed: %s", key, PMIx_Error_string(rc));
@@ -81,7 +88,11 @@ public:
             pmix_proc_t p;
             PMIX_LOAD_PROCID(&p, me_.nspace, r);
             pmix_value_t* got = nullptr;
-            rc = PMIx_Get(&p, key, nullptr, 0, &got);
+            {
+                blocked::Scope watched(call(), "PMIx_Get of a PE's bootstrap data");
+                stall_on_purpose(env::PmixStall::get);
+                rc = PMIx_Get(&p, key, nullptr, 0, &got);
+            }
             if (rc != PMIX_SUCCESS || !got || got->type != PMIX_BYTE_OBJECT) {
                 warn("bootstrap", "PMIx_Get(%s) from PE %d failed: %s", key, r, PMIx_Error_string(rc));
                 if (got) PMIX_VALUE_RELEASE(got);
@@ -105,11 +116,21 @@ public:
         if (!initialized_) return;
         initialized_ = false;
         liveness::stop();
+        blocked::Scope watched(call(), "PMIx_Finalize");
         if (handler_ >= 0) PMIx_Deregister_event_handler(static_cast<size_t>(handler_), nullptr, nullptr);
+        stall_on_purpose(env::PmixStall::finalize);
         PMIx_Finalize(nullptr, 0);
     }
 
 private:
+    // KISHMEM_SIM_PMIX_STALL (tests): the nth call of this kind never returns, as when the server
+    // stops answering.
+    void stall_on_purpose(env::PmixStall kind) {
+        const auto f = env::sim_pmix_stall();
+        if (!f.here(rank_) || f.kind != kind || ++stall_count_[static_cast<int>(kind)] != f.nth) return;
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+
     // What the launcher says about processes of this job that ended, and about its own end.
     static void on_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info_t info[], size_t ninfo,
                          pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
@@ -209,6 +230,7 @@ private:
     bool aborting_ = false;
     long handler_ = -1;
     unsigned seq_ = 0;
+    uint64_t stall_count_[3] = {};  // KISHMEM_SIM_PMIX_STALL: calls of each kind so far
 };
 
 }  // namespace
