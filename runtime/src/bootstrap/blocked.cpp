@@ -1,6 +1,7 @@
 // The watch of blocking launcher calls (blocked.h): one global slot (calls into PMIx come from
 // the thread that runs init and finalize, one at a time) and one thread that looks at it four
-// times a second.
+// times a second while a call runs, and sleeps on a condition variable otherwise (no wake-ups
+// on the program's cores between calls: KISHMEM_LAUNCHER_WATCH=0 stays true to its word).
 #include "blocked.h"
 
 #include <pthread.h>
@@ -8,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -29,6 +31,16 @@ struct Slot {
 };
 Slot g_slot;
 std::once_flag g_thread;
+// The thread's sleep between calls. Never destroyed: at exit the thread still waits on it, and
+// glibc's pthread_cond_destroy waits for its waiters.
+struct Sleep {
+    std::mutex mu;
+    std::condition_variable cv;
+};
+Sleep& sleep_() {
+    static Sleep* s = new Sleep;
+    return *s;
+}
 
 long long now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now().time_since_epoch()).count();
@@ -40,6 +52,10 @@ void watch() {
     pthread_sigmask(SIG_BLOCK, &all, nullptr);
     unsigned warned = 0;
     for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(sleep_().mu);
+            sleep_().cv.wait(lock, [] { return g_slot.since.load(std::memory_order_acquire) != 0; });
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
         const unsigned gen = g_slot.generation.load(std::memory_order_acquire);
         const long long since = g_slot.since.load(std::memory_order_acquire);
@@ -72,7 +88,11 @@ Scope::Scope(const char* call, const char* what) {
     g_slot.call.store(call, std::memory_order_relaxed);
     g_slot.what.store(what, std::memory_order_relaxed);
     g_slot.generation.fetch_add(1, std::memory_order_acq_rel);
-    g_slot.since.store(now_ns(), std::memory_order_release);
+    {
+        std::lock_guard<std::mutex> lock(sleep_().mu);
+        g_slot.since.store(now_ns(), std::memory_order_release);
+    }
+    sleep_().cv.notify_one();
 }
 
 Scope::~Scope() { g_slot.since.store(0, std::memory_order_release); }
