@@ -84,15 +84,13 @@ public:
             return Status::unreachable;
         }
         all->assign(size_, Blob{});
+        blocked::Scope watched(call(), "PMIx_Get of a PE's bootstrap data");  // (one watch for every PE's)
         for (int r = 0; r < size_; ++r) {
             pmix_proc_t p;
             PMIX_LOAD_PROCID(&p, me_.nspace, r);
             pmix_value_t* got = nullptr;
-            {
-                blocked::Scope watched(call(), "PMIx_Get of a PE's bootstrap data");
-                stall_on_purpose(env::PmixStall::get);
-                rc = PMIx_Get(&p, key, nullptr, 0, &got);
-            }
+            stall_on_purpose(env::PmixStall::get);
+            rc = PMIx_Get(&p, key, nullptr, 0, &got);
             if (rc != PMIX_SUCCESS || !got || got->type != PMIX_BYTE_OBJECT) {
                 warn("bootstrap", "PMIx_Get(%s) from PE %d failed: %s", key, r, PMIx_Error_string(rc));
                 if (got) PMIX_VALUE_RELEASE(got);
@@ -126,7 +124,7 @@ private:
     // KISHMEM_SIM_PMIX_STALL (tests): the nth call of this kind never returns, as when the server
     // stops answering.
     void stall_on_purpose(env::PmixStall kind) {
-        const auto f = env::sim_pmix_stall();
+        const auto& f = stall_;
         if (!f.here(rank_) || f.kind != kind || ++stall_count_[static_cast<int>(kind)] != f.nth) return;
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     }
@@ -230,7 +228,8 @@ private:
     bool aborting_ = false;
     long handler_ = -1;
     unsigned seq_ = 0;
-    uint64_t stall_count_[3] = {};  // KISHMEM_SIM_PMIX_STALL: calls of each kind so far
+    env::Fault<env::PmixStall> stall_ = env::sim_pmix_stall();  // KISHMEM_SIM_PMIX_STALL, read once
+    uint64_t stall_count_[3] = {};  // calls of each kind so far
 };
 
 }  // namespace
