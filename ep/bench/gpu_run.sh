@@ -11,7 +11,11 @@
 # 100 s with the build), and where Python's host time per call goes (ep/bench/py_host.py). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
 # build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
 # from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor, and
-# ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes).
+# ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes) and
+# ep/bench/host_cost.cu (what each CUDA call of a call's host path costs).
+# Placement: mpirun's default binding, as users launch; EP_BIND=none (the rows named bind-none,
+# and the IBGDA and proxy runs, whose software NIC and proxy threads need cores of their own)
+# passes --bind-to none.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/gpu/common.sh"
 gpu_begin ep-results
@@ -31,7 +35,7 @@ job() {
   local log=$RES/$1 name=$2 np=$3; shift 3
   local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
   echo "== $name" >> "$log"
-  env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device "${envs[@]}" timeout "${EP_RUN_TIMEOUT:-200}" mpirun -np "$np" --bind-to none \
+  env SHMEM_SYMMETRIC_SIZE=1G KISHMEM_HEAP=device "${envs[@]}" timeout "${EP_RUN_TIMEOUT:-200}" mpirun -np "$np" ${EP_BIND:+--bind-to "$EP_BIND"} \
     ${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:+-x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} \
     "$@" >> "$log" 2>&1 || { echo "FAIL $name (status $?; 124: timed out)"; fails=$((fails + 1)); }
 }
@@ -53,6 +57,11 @@ if [[ $mode == profile ]]; then
     "$T/reduce_bw" >> "$RES/reduce_bw.txt" 2>&1 || fails=$((fails + 1))
   else fails=$((fails + 1)); fi
   cat "$RES/reduce_bw.txt"
+  # What each CUDA call of a dispatch's or combine's host path costs (one process).
+  if nvcc -O3 -arch=sm_90 -std=c++17 ep/bench/host_cost.cu -lcuda -o "$T/host_cost" > "$RES/host_cost.txt" 2>&1; then
+    "$T/host_cost" >> "$RES/host_cost.txt" 2>&1 || fails=$((fails + 1))
+  else fails=$((fails + 1)); fi
+  cat "$RES/host_cost.txt"
   exit $fails
 fi
 if [[ $mode == python ]]; then
@@ -71,6 +80,7 @@ grep -q "python\.gpu" "$RES/ctest.txt" || { echo "FAIL: no python.gpu tests: $(g
 grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt"
 for np in 2 4; do
   for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
+  EP_BIND=none run "ldst np$np fp8 bind-none" "$np" KISHMEM_REMOTE=auto -- --format fp8
 done
 # Expert outputs elsewhere than the buffer's combine_buffer (the rows above): a symmetric block of
 # the program's (read in place, the combine waits for the reads) and device memory (pushed).
@@ -81,7 +91,7 @@ for i in $(seq "${EP_NP8_RUNS:-3}"); do
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 max-nodes 8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5 --max-nodes 8
 done
-for path in ibgda proxy; do run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
+for path in ibgda proxy; do EP_BIND=none run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 # From Python as users run it (issue 24): the MoE layer example at 2 and 4 PEs, and DeepEP's
 # low-latency table at the flagship's default shape beside the C++ flagship's rows above, as ratios.
 if [[ -d build-gpu/python/kishmem ]]; then
@@ -99,7 +109,7 @@ elif nvshmem_build ep/bench/nvshmem_alltoall.cu build-gpu/nvshmem/nv_a2a; then
   # its share of the SMs: both libraries run with that share here, side by side.
   for np in 2 4; do
     export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / np))
-    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=1G timeout 120 mpirun -np $np --bind-to none \
+    NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NCCL=1 NVSHMEM_SYMMETRIC_SIZE=1G timeout 120 mpirun -np $np \
       -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE -x NVSHMEM_REMOTE_TRANSPORT -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_DISABLE_NCCL \
       -x NVSHMEM_SYMMETRIC_SIZE -x LD_LIBRARY_PATH build-gpu/nvshmem/nv_a2a >> "$RES/nvshmem.txt" 2>&1 || echo "NVSHMEM np$np failed"
     run "ldst np$np fp8 mps-share" "$np" KISHMEM_REMOTE=auto -- --format fp8

@@ -484,6 +484,10 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
     KISHMEM_EP_PROF(kProfCombineRecv, round, 3);
     wait_arrivals(a, kCombine, round);
     KISHMEM_EP_PROF(kProfCombineRecv, round, 1);
+    // Warp 0 loads now whether the first 32 PEs wait for this PE's reads (their comb_off, stable
+    // for the round): used only at the end, so the load overlaps the sums.
+    const uint64_t off_first =
+        threadIdx.x < 32 && static_cast<int>(threadIdx.x) < l.npes ? *reinterpret_cast<volatile uint64_t*>(v.comb_off(l) + threadIdx.x) : 0;
     const int bad_from = first_bad_sender(a, v.comb_flag(l));  // a PE that refused its combine (gpu_refuse.cu)
     if (bad_from >= 0 && blockIdx.x == 0 && threadIdx.x == 0)
         record_error(a.err, kErrPeerBadCombine, -1, -1, bad_from, static_cast<long long>(round));
@@ -539,26 +543,38 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
         __syncthreads();
     }
     KISHMEM_EP_PROF(kProfCombineRecv, round, 2);
-    // Reading is over: the last block's warp 0 acknowledges it to every mapped PE that waits for
-    // it (a lane per PE), and where this PE's expert_out was read in place and is the caller's
-    // (wait_reads), waits for every PE's acknowledgement (the caller may overwrite expert_out
-    // once the call is done on the stream).
+    // Reading is over. Only where some PE waits for this PE's reads (its comb_off carries
+    // kWaitsReadBit: the caller's expert_out, read in place) do the blocks count themselves, and
+    // the last one's warp 0 acknowledges to those PEs (a lane per PE); every block sees the same
+    // offsets, so all count or none does (a combine of the buffer's combine_buffer: no count, no
+    // acknowledgement; the count and the loads behind it cost ~2 us at the end at 4 PEs).
+    // Where this PE's own expert_out was read in place and is the caller's (wait_reads), block 0
+    // waits for every PE's acknowledgement (the caller may overwrite expert_out once the call is
+    // done on the stream; every block is resident, so the one waiting holds nobody up).
     // No fence before the count: every load of this block has returned (its sums are stored),
     // and nothing this block wrote is for the peers (a fence here waited ~1 us for out's stores).
     if (threadIdx.x < 32) {
         LocalState* st = v.local(l);
         const int lane = static_cast<int>(threadIdx.x);
-        unsigned last = 0;
-        if (lane == 0) last = atomicAdd(&st->done_read, 1u) == gridDim.x - 1;
-        if (__shfl_sync(0xffffffffu, last, 0)) {
-            if (lane == 0) st->done_read = 0;
-            acknowledge_read(l, a.base, round, false, lane, 32);
-            KISHMEM_EP_PROF(kProfCombineRecv, round, 4);
-            if (wait_reads) wait_read_acknowledged(l, a.base, round, lane, 32);
+        bool waits = (off_first & kWaitsReadBit) != 0;
+        for (int r = lane + 32; r < l.npes; r += 32)
+            waits |= (*reinterpret_cast<const volatile uint64_t*>(v.comb_off(l) + r) & kWaitsReadBit) != 0;
+        if (__any_sync(0xffffffffu, waits)) {
+            unsigned last = 0;
+            if (lane == 0) last = atomicAdd(&st->done_read, 1u) == gridDim.x - 1;
+            if (__shfl_sync(0xffffffffu, last, 0)) {
+                if (lane == 0) st->done_read = 0;
+                acknowledge_read(l, a.base, round, false, lane, 32);
+                KISHMEM_EP_PROF(kProfCombineRecv, round, 4);
+            }
+        }
+        if (wait_reads && blockIdx.x == 0) {
+            wait_read_acknowledged(l, a.base, round, lane, 32);
             __syncwarp();
             KISHMEM_EP_PROF(kProfCombineRecv, round, 5);
         }
     }
+    KISHMEM_EP_PROF(kProfCombineRecv, round, 6);
 }
 
 // Combine send only (a send_only call; its hook is combine_recv).

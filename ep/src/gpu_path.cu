@@ -35,11 +35,15 @@ int launched(Buffer& b, const char* call) {
 }  // namespace
 
 bool GpuPath::is_device_memory(const void* p) {
-    int n = 0;
-    if (!p || cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        cudaGetLastError();
-        return false;
-    }
+    static const int devices = [] {  // asked once per process, not at every check
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess) {
+            cudaGetLastError();
+            n = 0;
+        }
+        return n;
+    }();
+    if (!p || devices == 0) return false;
     cudaPointerAttributes a{};
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
         cudaGetLastError();

@@ -9,6 +9,7 @@
 //                 s4 the last block's start
 //   combine_recv  s1 every sender arrived, s2 sums written, s3 the last block's start,
 //                 s4 reads acknowledged to the peers, s5 the peers' acknowledgements received
+//                 (s4 and s5 only in rounds where some PE waits for reads), s6 the last block's end
 #pragma once
 
 #include <stdint.h>
