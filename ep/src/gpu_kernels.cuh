@@ -398,6 +398,7 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
         for (int r = threadIdx.x; r < l.npes; r += 32) unmapped |= shmem_ptr(a.base, pe_of[r]) == nullptr;
         unmapped = __any_sync(0xffffffffu, unmapped);
         if (threadIdx.x == 0) s_unmapped = unmapped;
+        KISHMEM_EP_PROF(kProfCombineSend, round, 5);
         if (blockIdx.x == 0) {
             if (threadIdx.x == 0) st->wait_reads = wait_reads;
             // Where this round's expert_out is for every mapped PE (0: pushed), ordered before
@@ -413,7 +414,9 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
             const uint64_t off = pull ? (static_cast<uint64_t>(eo_off) + kOffBias) | (wait_reads ? kWaitsReadBit : 0) : 0;
             for (int r = threadIdx.x; r < l.npes; r += 32)
                 if (shmem_ptr(a.base, pe_of[r])) shmem_uint64_p(v.comb_off(l) + l.me, off, pe_of[r]);
+            KISHMEM_EP_PROF(kProfCombineSend, round, 6);
             if (pull && !unmapped) arrive_mapped(l, a.base, kCombine, v.comb_flag(l) + l.me, round, kArriveUnit);
+            KISHMEM_EP_PROF(kProfCombineSend, round, 7);
         }
     }
     for (int le = threadIdx.x; le < l.L; le += blockDim.x) s_pre[le + 1] = v.recv_count(l)[le];

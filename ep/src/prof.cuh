@@ -6,7 +6,8 @@
 //                 s3 rows sent, s4 arrived at every PE, s5 the last block's start, s6 every
 //                 sender arrived (the receiving block), s7 counts taken
 //   combine_send  s1 rows about to be pushed, s2 rows (or offsets) written, s3 arrived,
-//                 s4 the last block's start
+//                 s4 the last block's start, s5 whether some PE is unmapped known, s6 block 0's
+//                 offsets stored at the peers, s7 block 0's arrival (pull) added
 //   combine_recv  s1 every sender arrived, s2 sums written, s3 the last block's start,
 //                 s4 reads acknowledged to the peers, s5 the peers' acknowledgements received
 //                 (s4 and s5 only in rounds where some PE waits for reads), s6 the last block's end
