@@ -471,12 +471,13 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
 // Combine's receive, by every block of the kernel: waits for every sender, then out[t] = sum_k
 // w[t][k] * row(t, k) (fused multiply-adds in k order, as the CPU form), row (t, k) read from the
 // expert's PE (pull) or from comb_recv. A block takes tokens blockIdx.x, + gridDim.x, ..., up to
-// kReduceChunk at a time: first where each of their rows is (a thread per (token, k): the
-// dependent loads of entry and offset overlap), then a thread per (token, 8 channels) of them
+// kReduceChunk at a time: first where each of their rows is (a thread per (token, k); the first
+// chunk's entries before the wait), then a thread per (token, 8 channels) of them
 // all, with no barrier between tokens (a setup, a barrier and two passes per token reduced 128
 // tokens at 4 PEs in ~27 us on one H200, this in ~25; two items per thread in flight read no
 // faster than one).
 constexpr int kReduceChunk = 8;
+static_assert(kReduceChunk * kMaxK <= kRecvThreads, "combine_reduce sets up a chunk with a thread per (token, k)");
 __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* out, int T, bool wait_reads) {
     const Layout& l = a.l;
     const View v{a.base};
@@ -485,6 +486,20 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
     __shared__ float s_w[kReduceChunk][kMaxK];
     KISHMEM_EP_PROF(kProfCombineRecv, round, 0);
     KISHMEM_EP_PROF(kProfCombineRecv, round, 3);
+    const int K = l.K, C = l.H / 8;
+    // The first chunk's entries, weights and expert PEs are this PE's own (its dispatch wrote the
+    // entries): loaded before the wait, so that after it only the peers' offsets and rows are read.
+    // A thread per (token, k) of a chunk: kReduceChunk * kMaxK <= kRecvThreads.
+    const int mine_any = blockIdx.x >= T ? 0 : (T - 1 - blockIdx.x) / gridDim.x + 1;
+    Entry en0{-1, 0};
+    float w0 = 0.0f;
+    int pe0 = -1;
+    if (static_cast<int>(threadIdx.x) < min(kReduceChunk, mine_any) * K) {
+        const int jt = threadIdx.x / K, k = threadIdx.x - jt * K;
+        const size_t j = static_cast<size_t>(blockIdx.x + jt * gridDim.x) * K + k;
+        en0 = v.entry(l)[j];
+        if (en0.rank >= 0) w0 = w[j], pe0 = v.pe_of(l)[en0.rank];
+    }
     wait_arrivals(a, kCombine, round);
     KISHMEM_EP_PROF(kProfCombineRecv, round, 1);
     // Warp 0 loads now whether the first 32 PEs wait for this PE's reads (their comb_off, stable
@@ -494,25 +509,24 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
     const int bad_from = first_bad_sender(a, v.comb_flag(l));  // a PE that refused its combine (gpu_refuse.cu)
     if (bad_from >= 0 && blockIdx.x == 0 && threadIdx.x == 0)
         record_error(a.err, kErrPeerBadCombine, -1, -1, bad_from, static_cast<long long>(round));
-    const int K = l.K, C = l.H / 8;
-    const int mine = bad_from >= 0 || blockIdx.x >= T ? 0 : (T - 1 - blockIdx.x) / gridDim.x + 1;  // this block's tokens
+    const int mine = bad_from >= 0 ? 0 : mine_any;  // this block's tokens
     for (int j0 = 0; j0 < mine; j0 += kReduceChunk) {
         const int nt = min(kReduceChunk, mine - j0);
-        for (int i = threadIdx.x; i < nt * K; i += blockDim.x) {
-            const int jt = i / K, k = i - jt * K;
+        if (static_cast<int>(threadIdx.x) < nt * K) {
+            const int jt = threadIdx.x / K, k = threadIdx.x - jt * K;
             const size_t j = static_cast<size_t>(blockIdx.x + (j0 + jt) * gridDim.x) * K + k;
-            const Entry en = v.entry(l)[j];
+            const Entry en = j0 == 0 ? en0 : v.entry(l)[j];
             const uint4* src = nullptr;
             if (en.rank >= 0) {
                 const uint64_t off = *reinterpret_cast<volatile uint64_t*>(v.comb_off(l) + en.rank);
-                const int pe = v.pe_of(l)[en.rank];
+                const int pe = j0 == 0 ? pe0 : v.pe_of(l)[en.rank];
                 char* peer_eo = off ? static_cast<char*>(shmem_ptr(a.base + static_cast<long long>((off & ~kWaitsReadBit) - kOffBias), pe))
                                     : nullptr;
                 src = peer_eo ? reinterpret_cast<const uint4*>(peer_eo) + static_cast<size_t>(en.slot) * C
                               : reinterpret_cast<const uint4*>(v.comb_recv(l) + j * l.H);
             }
             s_src[jt][k] = src;
-            s_w[jt][k] = src ? w[j] : 0.0f;
+            s_w[jt][k] = src ? (j0 == 0 ? w0 : w[j]) : 0.0f;
         }
         __syncthreads();
         for (int item = threadIdx.x; item < nt * C; item += blockDim.x) {
