@@ -11,8 +11,9 @@
 # 100 s with the build), and where Python's host time per call goes (ep/bench/py_host.py). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
 # build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
 # from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor, and
-# ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes) and
-# ep/bench/host_cost.cu (what each CUDA call of a call's host path costs).
+# ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes),
+# ep/bench/host_cost.cu (what each CUDA call of a call's host path costs) and
+# ep/bench/signal_cost.cu (data, then a flag: the ways to order them, writer to reader).
 # Placement: mpirun's default binding, as users launch; EP_BIND=none (the rows named bind-none,
 # and the IBGDA and proxy runs, whose software NIC and proxy threads need cores of their own)
 # passes --bind-to none.
@@ -52,16 +53,14 @@ if [[ $mode == profile ]]; then
     done
   done
   cat "$RES/profile.txt"
-  # The reduce's read pattern alone against a plain read of the same bytes (one process).
-  if nvcc -O3 -arch=sm_90 -std=c++17 ep/bench/reduce_bw.cu -o "$T/reduce_bw" > "$RES/reduce_bw.txt" 2>&1; then
-    "$T/reduce_bw" >> "$RES/reduce_bw.txt" 2>&1 || fails=$((fails + 1))
-  else fails=$((fails + 1)); fi
-  cat "$RES/reduce_bw.txt"
-  # What each CUDA call of a dispatch's or combine's host path costs (one process).
-  if nvcc -O3 -arch=sm_90 -std=c++17 ep/bench/host_cost.cu -lcuda -o "$T/host_cost" > "$RES/host_cost.txt" 2>&1; then
-    "$T/host_cost" >> "$RES/host_cost.txt" 2>&1 || fails=$((fails + 1))
-  else fails=$((fails + 1)); fi
-  cat "$RES/host_cost.txt"
+  # One process each, plain nvcc: the reduce's read pattern against a plain read of the same
+  # bytes; what each CUDA call of a call's host path costs; what ordering data before a flag costs.
+  for b in reduce_bw host_cost signal_cost; do
+    if nvcc -O3 -arch=sm_90 -std=c++17 "ep/bench/$b.cu" -lcuda -o "$T/$b" > "$RES/$b.txt" 2>&1; then
+      "$T/$b" >> "$RES/$b.txt" 2>&1 || fails=$((fails + 1))
+    else fails=$((fails + 1)); fi
+    cat "$RES/$b.txt"
+  done
   exit $fails
 fi
 if [[ $mode == python ]]; then

@@ -19,11 +19,21 @@ __device__ inline void arrive_at(const Layout& l, char* base, int kind, uint64_t
     shmem_uint64_atomic_add(View{base}.arrive(l) + kind * l.npes + l.me, add, pe);
 }
 
+// An add at a peer's word that this GPU maps (p: shmem_ptr's address), ordered after everything
+// this thread wrote before it and what it saw the block write (after a __syncthreads): one
+// reduction with release semantics, at system scope where some peer is on another GPU. It stands
+// for shmem_quiet + shmem_uint64_atomic_add towards mapped peers without the fence's wait.
+__device__ inline void release_add(uint64_t* p, uint64_t add) {
+    if (kishmem_dstate.sys_scope) asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(add) : "memory");
+    else asm volatile("red.release.gpu.global.add.u64 [%0], %1;" ::"l"(p), "l"(add) : "memory");
+}
+
 // arrive_at at every mapped PE of the team at once, by a whole warp (lane i takes team ranks i,
-// i + 32, ...): each lane writes `word` (when given) at its PEs, one quiet orders everything
-// the block wrote before (rows, offsets, the word; completes remote puts too) ahead of the adds,
-// then the adds; lane 0 also counts the block in `done` (when given) while the adds go out.
-// One quiet for all PEs, not one before and one per PE: about 1 us each on one H200 under MPS.
+// i + 32, ...): each lane writes `word` (when given) at its PEs, then adds at them with release
+// semantics (release_add), which orders everything the block wrote before (rows, offsets, the
+// word) ahead of each add; where some PE is reached remotely, one quiet first completes this
+// block's remote puts (arrive_all's last block counts on every block's quiet). Lane 0 also
+// counts the block in `done` (when given) while the adds go out.
 // Returns, in every lane, whether some PE is not mapped (the caller reaches those with
 // arrive_at); `count` (when given) receives done's value before this block's add.
 __device__ inline bool arrive_mapped(const Layout& l, char* base, int kind, uint64_t* word, uint64_t value, uint64_t add,
@@ -36,15 +46,14 @@ __device__ inline bool arrive_mapped(const Layout& l, char* base, int kind, uint
         if (!shmem_ptr(base, pe)) unmapped = true;
         else if (word) shmem_uint64_p(word, value, pe);
     }
-    shmem_quiet();
+    unmapped = __any_sync(0xffffffffu, unmapped);
+    if (unmapped) shmem_quiet();
     uint32_t c = 0;
     if (done && lane == 0) c = atomicAdd(done, 1u);
-    for (int r = lane; r < l.npes; r += 32) {
-        const int pe = v.pe_of(l)[r];
-        if (shmem_ptr(base, pe)) shmem_uint64_atomic_add(v.arrive(l) + kind * l.npes + l.me, add, pe);
-    }
+    for (int r = lane; r < l.npes; r += 32)
+        if (void* p = shmem_ptr(v.arrive(l) + kind * l.npes + l.me, v.pe_of(l)[r])) release_add(static_cast<uint64_t*>(p), add);
     if (count) *count = __shfl_sync(0xffffffffu, c, 0);
-    return __any_sync(0xffffffffu, unmapped);
+    return unmapped;
 }
 
 // The end of a combine receive, as every PE's peers see it: arrive[kArriveRead][me] = round at
