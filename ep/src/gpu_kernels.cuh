@@ -289,6 +289,9 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(const __grid_consta
     clock_start(a.clock);
     KISHMEM_EP_PROF(kProfDispatch, round, 0);
     KISHMEM_EP_PROF(kProfDispatch, round, 5);
+    // The team's PE table into this SM's L1 while the indices load: the fetch-adds' targets, the
+    // rows' and the arrival's PEs are then looked up without a trip to memory each.
+    for (int r = threadIdx.x * 32; r < l.npes; r += blockDim.x * 32) asm volatile("prefetch.global.L1 [%0];" ::"l"(pe_of + r));
     const int K = l.K;
     const int per = (T + gridDim.x - 1) / gridDim.x, t0 = blockIdx.x * per, t1 = min(T, t0 + per);
     const int n = t0 < t1 ? (t1 - t0) * K : 0;

@@ -49,7 +49,7 @@ __device__ inline bool arrive_mapped(const Layout& l, char* base, int kind, uint
     unmapped = __any_sync(0xffffffffu, unmapped);
     if (unmapped) shmem_quiet();
     uint32_t c = 0;
-    if (done && lane == 0) c = atomicAdd(done, 1u);
+    if (done && lane == 0 && gridDim.x > 1) c = atomicAdd(done, 1u);  // (one block: the last, no count)
     for (int r = lane; r < l.npes; r += 32)
         if (void* p = shmem_ptr(v.arrive(l) + kind * l.npes + l.me, v.pe_of(l)[r])) release_add(static_cast<uint64_t*>(p), add);
     if (count) *count = __shfl_sync(0xffffffffu, c, 0);
