@@ -354,16 +354,10 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(const __grid_consta
     __syncthreads();
     KISHMEM_EP_PROF(kProfDispatch, round, 2);
     const bool bad = poison || s_bad != INT_MAX;
-    // 3. The rows, a token at a time, the next token's first words loaded before this one's rows
-    //    are stored (its load's latency then overlaps them instead of following them).
-    if (!bad) {
-        Prefetch cur = pf;
-        for (int t = t0; t < t1; ++t) {
-            const Prefetch next = t + 1 < t1 ? prefetch_row(l, x + static_cast<size_t>(t + 1) * l.H) : Prefetch{};
-            send_token(a, x, t, s_ent + (t - t0) * K, s_rank + (t - t0) * K, s_base, round, cur, have_pf);
-            cur = next;
-        }
-    }
+    // 3. The rows, a token at a time.
+    if (!bad)
+        for (int t = t0; t < t1; ++t)
+            send_token(a, x, t, s_ent + (t - t0) * K, s_rank + (t - t0) * K, s_base, round, pf, have_pf && t == t0);
     __syncthreads();
     KISHMEM_EP_PROF(kProfDispatch, round, 3);
     // 4. Arrival at every PE (the flag word carries the bad-input bit).
