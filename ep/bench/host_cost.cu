@@ -15,6 +15,8 @@
 #include <functional>
 #include <vector>
 
+#include "cuda_check.h"
+
 struct Big {
     char b[232];
 };
@@ -26,14 +28,6 @@ __global__ void spin(unsigned long long ns) {
     do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
 }
 
-#define CK(x)                                                                         \
-    do {                                                                              \
-        const cudaError_t e_ = (x);                                                   \
-        if (e_ != cudaSuccess) {                                                      \
-            std::fprintf(stderr, "%s failed: %s\n", #x, cudaGetErrorString(e_));      \
-            std::exit(1);                                                             \
-        }                                                                             \
-    } while (0)
 
 int main() {
     cudaStream_t s;

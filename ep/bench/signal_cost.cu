@@ -18,6 +18,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cuda_check.h"
+
 enum Way { kFenceAdd, kRedRelease, kStRelease, kFenceSt, kWays };
 const char* kNames[kWays] = {"fence+add", "red.release", "st.release", "fence+st"};
 
@@ -77,14 +79,6 @@ __global__ void pingpong(uint4* data, unsigned long long* flag, int words, int i
     }
 }
 
-#define CK(x)                                                                    \
-    do {                                                                         \
-        const cudaError_t e_ = (x);                                              \
-        if (e_ != cudaSuccess) {                                                 \
-            std::fprintf(stderr, "%s failed: %s\n", #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                        \
-        }                                                                        \
-    } while (0)
 
 template <int Way, bool Sys>
 double one_way_ns(uint4* data, unsigned long long* flag, int words, int* bad, unsigned long long* ns) {
