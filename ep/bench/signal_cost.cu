@@ -79,7 +79,6 @@ __global__ void pingpong(uint4* data, unsigned long long* flag, int words, int i
     }
 }
 
-
 template <int Way, bool Sys>
 double one_way_ns(uint4* data, unsigned long long* flag, int words, int* bad, unsigned long long* ns) {
     constexpr int kIters = 2000;
