@@ -196,7 +196,7 @@ int GpuPath::waiting_blocks(const Buffer& b, int T) {
 // each PE also receives; on one H200 with 128 blocks per PE at 2 and 4 PEs the last block started
 // ~10 us after the first: the dispatch took 23.3 / 48.4 us against 18.9 / 35.5 us with 64), yet
 // enough that no block has more than kMaxEntries (token, k) entries. No block without a token:
-// each one's arrival (a quiet, a count, an add at every PE) costs the round for nothing.
+// each one's arrival (a count, an add at every PE) costs the round for nothing.
 int GpuPath::send_blocks(const Buffer& b, int T) {
     const int per_block = std::max(1, gpu::kMaxEntries / std::max(1, b.layout_.K));
     return std::max((T + per_block - 1) / per_block, waiting_blocks(b, T));
