@@ -106,12 +106,14 @@ void call_record_write(const kishmem_team* g, const CallTag& tag) {
 }
 
 namespace {
-[[noreturn]] void disagreement(const kishmem_team* g, const CallTag& mine, int from, const CallRecord* theirs) {
+// `unnamed`: what to say of from's call when its record is not given.
+[[noreturn]] void disagreement(const kishmem_team* g, const CallTag& mine, int from, const CallRecord* theirs,
+                               const char* unnamed = "another collective call") {
     State& s = state();
-    char me_text[192], other_text[192];
+    char me_text[192], other_text[256];
     describe(me_text, sizeof me_text, mine.call, mine.args, mine.a, mine.b);
     if (theirs) describe(other_text, sizeof other_text, theirs->name, static_cast<CallArgs>(theirs->args), theirs->a, theirs->b);
-    else std::snprintf(other_text, sizeof other_text, "another collective call (it has moved on since)");
+    else std::snprintf(other_text, sizeof other_text, "%s", unnamed);
     fatal(mine.call,
           "PEs disagree on a collective call: this PE (PE %d) called %s and PE %d called %s, over %s of %d PEs; "
           "every PE of the group must make the same collective calls, in the same order, with the same arguments",
@@ -125,7 +127,15 @@ void call_disagreement(const kishmem_team* g, const CallTag& mine, int from, uin
     // The other PE's record: normally it still waits in that call (this PE never answers it).
     CallRecord r;
     const bool same = read_record(from, call_record_offset(g), &r) && r.call == call && r.a == a && r.b == b;
-    disagreement(g, mine, from, same ? &r : nullptr);
+    // Else it has moved on: what its signal carried, as it arrived (all zero: a slot cleared under
+    // a signal, not a call of the program's).
+    char unnamed[224];
+    std::snprintf(unnamed, sizeof unnamed,
+                  "another collective call (it has moved on since; its signal for call %llu of this group, "
+                  "region %d, carried call key %#llx with arguments %#llx, %#llx)",
+                  static_cast<unsigned long long>(g->epoch), g->slot, static_cast<unsigned long long>(call),
+                  static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
+    disagreement(g, mine, from, same ? &r : nullptr, unnamed);
 }
 
 void psync_mismatch(const kishmem_team* g, const CallTag& mine, int from, const long* psync, const long* flag,

@@ -185,7 +185,8 @@ void team_destroy(kishmem_team* t) {
     State& s = state();
     quiet_all();
     team_sync(t, "shmem_team_destroy");
-    // Every member has left the last barrier: no flag is in flight into this region.
+    // This PE has seen every flag its peers send it in this last call: nothing more arrives in
+    // its region until the slot's next team, which needs this PE's next call on the parent.
     std::memset(s.sync_base + team_region_offset(t), 0, kTeamRegion);
     device_team_clear(t->slot);
     s.team_slots_used &= ~(1ull << t->slot);
