@@ -405,7 +405,7 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
         if (blockIdx.x == 0) {
             if (threadIdx.x == 0) st->wait_reads = wait_reads;
             // Where this round's expert_out is for every mapped PE (0: pushed), ordered before
-            // block 0's arrival by the quiet in arrive_mapped (each lane writes both at its PEs).
+            // block 0's arrival by arrive_mapped's release adds (each lane writes both at its PEs).
             // With every PE mapped and expert_out symmetric nothing moves: the arrival follows at
             // once (expert_out is complete in stream order). Otherwise the arrivals wait for every
             // block's rows, so that no PE starts its next dispatch (which rewrites recv_src) while

@@ -126,7 +126,8 @@ CallTag tag_of(const CallRecord& r) { return CallTag{r.name, r.a, r.b, static_ca
 void call_disagreement(const kishmem_team* g, const CallTag& mine, int from, uint64_t call, uint64_t a, uint64_t b) {
     // The other PE's record: normally it still waits in that call (this PE never answers it).
     CallRecord r;
-    const bool same = read_record(from, call_record_offset(g), &r) && r.call == call && r.a == a && r.b == b;
+    if (read_record(from, call_record_offset(g), &r) && r.call == call && r.a == a && r.b == b)
+        disagreement(g, mine, from, &r);
     // Else it has moved on: what its signal carried, as it arrived (all zero: a slot cleared under
     // a signal, not a call of the program's).
     char unnamed[224];
@@ -135,7 +136,7 @@ void call_disagreement(const kishmem_team* g, const CallTag& mine, int from, uin
                   "region %d, carried call key %#llx with arguments %#llx, %#llx)",
                   static_cast<unsigned long long>(g->epoch), g->slot, static_cast<unsigned long long>(call),
                   static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
-    disagreement(g, mine, from, same ? &r : nullptr, unnamed);
+    disagreement(g, mine, from, nullptr, unnamed);
 }
 
 void psync_mismatch(const kishmem_team* g, const CallTag& mine, int from, const long* psync, const long* flag,
