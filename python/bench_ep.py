@@ -13,7 +13,7 @@ median. Bandwidth = tokens x topk x hidden x bytes / time (1 byte FP8, 2 bf16), 
 bytes over a link (no latency term), as kishmem/ep/plan.h. The host's own time per call
 (Python, the checks, the launch: the host clock around the call) has a column of its own; the
 kernel time (as DeepEP's and the flagship's tables give it: the call's kernels from their first
-block's start to their last block's end, Buffer.kernel_times, in a pass of its own) too, and the
+block's start to their last block's end, Buffer.kernel_times, in a pass of its own with the host ahead) too, and the
 latency with the host ahead of the GPU (a GPU wait queued before each barrier, in a pass of its
 own: the GPU's time alone, as in a pipelined step or a graph replay, whatever Python costs).
 --check compares the first and last round's output with a torch reference (identity experts:
@@ -165,12 +165,17 @@ def main():
                 times[COMB].append(span(4, 5))
                 times[HDISP].append(hd)
                 times[HCOMB].append(hc)
-    # The kernels' own time, in a pass of its own (the clock's stamps stay out of the rounds above).
+    # The kernels' own time, in a pass of its own (the clock's stamps stay out of the rounds above),
+    # with the host ahead as the flagship's (the PEs' kernels start as their barrier ends).
     buf.set_kernel_clock(True)
     for r in range(a.rounds):
+        if gpu:
+            torch.cuda._sleep(AHEAD_CYCLES)
         barrier()
         rx, cnt, h, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
         y = buf.get_next_low_latency_combine_buffer(h)
+        if gpu:
+            torch.cuda._sleep(AHEAD_CYCLES)
         barrier()
         buf.low_latency_combine(y, idx, w, h, zero_copy=True)
         if gpu:

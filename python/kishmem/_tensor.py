@@ -112,17 +112,22 @@ def heap_device_index():
 _raw_stream = None  # device index -> the current stream's cudaStream_t (an int)
 
 
-def current_stream_handle(dev):
-    """The current CUDA stream of device dev as an int (cudaStream_t), for the calls that take it
-    on every invocation (kishmem.ep): torch's raw accessor where it has one, which makes no
-    torch.cuda.Stream object per call, else torch.cuda.current_stream(dev).cuda_stream."""
+def current_stream_function():
+    """A function of a device index giving its current CUDA stream as an int (cudaStream_t), for the
+    calls that take it on every invocation (kishmem.ep): torch's raw accessor where it has one,
+    which makes no torch.cuda.Stream object per call, else torch.cuda.current_stream(dev).cuda_stream."""
     global _raw_stream
     if _raw_stream is None:
         t = torch()
         t.cuda.init()  # (the raw accessor assumes torch's CUDA state is made)
         _raw_stream = getattr(t._C, "_cuda_getCurrentRawStream", None) or (
             lambda d: t.cuda.current_stream(d).cuda_stream)
-    return _raw_stream(dev)
+    return _raw_stream
+
+
+def current_stream_handle(dev):
+    """The current CUDA stream of device dev as an int (cudaStream_t)."""
+    return (_raw_stream or current_stream_function())(dev)
 
 
 def note_heap_device(addr):

@@ -39,25 +39,13 @@ class EventOverlap:
         self.current_stream_wait()
 
 
-class Handle:
-    """What low_latency_dispatch hands to low_latency_combine: this buffer's round, the tokens
-    dispatched, and where each received row came from (src_info: [num_local_experts,
-    num_max_dispatch_tokens_per_rank * num_ranks, 4] int32 rows {pe, token, k, round}; rows
-    [0, recv_count[e]) of expert e are valid)."""
+# What low_latency_dispatch hands to low_latency_combine (made by the binding): round, num_tokens,
+# topk_idx_shape, src_info ([num_local_experts, num_max_dispatch_tokens_per_rank * num_ranks, 4]
+# int32 rows {pe, token, k, round}; rows [0, recv_count[e]) of expert e are valid), and the
+# buffer's num_max_dispatch_tokens_per_rank, hidden and num_experts as DeepEP's handle has them.
+Handle = _c.ep.Handle
 
-    __slots__ = ("_buf", "_c", "num_tokens", "topk_idx_shape", "src_info")  # (one is made per dispatch)
-
-    def __init__(self, buf, c, num_tokens, topk_idx_shape, src_info):
-        self._buf = buf
-        self._c = c
-        self.num_tokens = num_tokens
-        self.topk_idx_shape = topk_idx_shape
-        self.src_info = src_info
-
-    # The buffer's sizes, as DeepEP's handle carries them.
-    num_max_dispatch_tokens_per_rank = property(lambda self: self._buf.num_max_dispatch_tokens_per_rank)
-    hidden = property(lambda self: self._buf.hidden)
-    num_experts = property(lambda self: self._buf.num_experts)
+_NO_EVENT = EventOverlap()  # (no state: one for every call without async_finish)
 
 
 class Buffer:
@@ -103,6 +91,9 @@ class Buffer:
         self._pending = None  # a handle whose dispatch hook is owed
         self._combine_buffer = None
         self._scratch_word = None
+        self._b.set_torch(torch.Tensor, torch.bfloat16, torch.float32, torch.int32, torch.int64, self._dev,
+                          None if self._dev == -1 else _t.current_stream_function(), self.num_local_experts,
+                          self.num_recv_rows)
         if allocate_combine_buffer:
             self._combine_ptr = self._b.combine_buffer
             self._combine_buffer = _t.view(self._combine_ptr, (self.num_local_experts, self.num_recv_rows, self.hidden),
@@ -140,7 +131,7 @@ class Buffer:
 
     def _event(self, async_finish):
         if self._dev == -1 or not async_finish:
-            return EventOverlap()
+            return _NO_EVENT
         ev = _t.torch().cuda.Event()
         ev.record(_t.torch().cuda.current_stream(self._dev))
         return EventOverlap(ev)
@@ -187,19 +178,24 @@ class Buffer:
             raise ArgumentError(str(e)) from None
         raise ArgumentError(f"kishmem::ep::{call}: PE {_c.my_pe()}: {why}")
 
-    def _received(self, ptrs):
-        if self._views is None or self._views[0] is not ptrs:  # (the binding returns the same tuple while they stay)
-            torch = _t.torch()
-            x, scales, count, src, L, R = ptrs
-            H = self.hidden
-            if self.use_fp8:
-                fp8 = getattr(torch, "float8_e4m3fn", torch.uint8)
-                rx = (_t.view(x, (L, R, H), fp8, self._dev), _t.view(scales, (L, R, H // 128), torch.float32, self._dev))
-            else:
-                rx = _t.view(x, (L, R, H), torch.bfloat16, self._dev)
-            self._views = (ptrs, rx, _t.view(count, (L,), torch.int32, self._dev),
-                           _t.view(src, (L, R, _SRC_WORDS), torch.int32, self._dev))
-        return self._views[1:]
+    def _viewed(self, r):
+        """The binding's dispatch result as (recv_x, recv_count, handle): views made over the receive
+        buffers where it gave their addresses (the first dispatch; the binding then keeps them)."""
+        if len(r) == 3:
+            return r
+        ptrs, handle = r
+        torch = _t.torch()
+        x, scales, count, src, L, R = ptrs
+        H = self.hidden
+        if self.use_fp8:
+            fp8 = getattr(torch, "float8_e4m3fn", torch.uint8)
+            rx = (_t.view(x, (L, R, H), fp8, self._dev), _t.view(scales, (L, R, H // 128), torch.float32, self._dev))
+        else:
+            rx = _t.view(x, (L, R, H), torch.bfloat16, self._dev)
+        views = (rx, _t.view(count, (L,), torch.int32, self._dev), _t.view(src, (L, R, _SRC_WORDS), torch.int32, self._dev))
+        self._b.set_views(ptrs, views)
+        handle.src_info = views[2]
+        return views[0], views[1], handle
 
     # ---- dispatch ----------------------------------------------------------------------------
     def low_latency_dispatch(self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts,
@@ -213,6 +209,34 @@ class Buffer:
         recv_count [L] int32. Views into the buffer: valid until the next dispatch. With
         return_recv_hook the call only sends; hook() receives (recv_x and recv_count are filled
         then)."""
+        stats = cumulative_local_expert_recv_stats
+        r = None
+        # The binding checks plain tensors itself and launches (no Python check run); anything it
+        # does not take, or a check that fails there, goes through the checks below.
+        if (stats is None and num_max_dispatch_tokens_per_rank == self.num_max_dispatch_tokens_per_rank
+                and num_experts == self.num_experts and use_fp8 is self.use_fp8 and not round_scale and not use_ue8m0):
+            r = self._b.dispatch_fast(self, x, topk_idx, return_recv_hook)
+        if r is None:
+            r = self._dispatch_checked(x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts, stats, use_fp8,
+                                       round_scale or use_ue8m0, return_recv_hook)
+        if len(r) != 3:
+            r = self._viewed(r)
+        event = self._event(True) if async_finish else _NO_EVENT
+        if return_recv_hook:
+            recv_count, handle = r[1], r[2]
+
+            def hook():
+                self._b.dispatch_recv(self._stream(), handle)
+                if stats is not None:
+                    stats.add_(recv_count)
+            return r + (event, hook)
+        if stats is not None:
+            stats.add_(r[1])
+        return r + (event, None)
+
+    def _dispatch_checked(self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts, stats, use_fp8, rounding,
+                          send_only):
+        """low_latency_dispatch with every argument checked here: refused with the reason, or launched."""
         why = ""
         if num_max_dispatch_tokens_per_rank != self.num_max_dispatch_tokens_per_rank:
             why = (f"num_max_dispatch_tokens_per_rank = {num_max_dispatch_tokens_per_rank} but the buffer was made for "
@@ -222,7 +246,7 @@ class Buffer:
         elif bool(use_fp8) != self.use_fp8:
             why = (f"use_fp8 = {bool(use_fp8)} but the buffer was made with use_fp8 = {self.use_fp8} (one format per "
                    "buffer: make a second buffer for the other)")
-        elif round_scale or use_ue8m0:
+        elif rounding:
             why = "round_scale and use_ue8m0 are not supported: scales are float32 amax / 448 per 128 channels"
         elif not _t.is_tensor(x) or x.dim() != 2:
             why = (f"x must be a 2-D torch tensor [num_tokens, hidden], got "
@@ -234,26 +258,12 @@ class Buffer:
                 why = f"x has {T} tokens but the buffer holds at most {self.num_max_dispatch_tokens_per_rank} per PE"
             if not why:
                 why = self._tensor(topk_idx, "topk_idx", self._idx, (T, self.num_topk))
-            if not why and cumulative_local_expert_recv_stats is not None:
-                why = self._tensor(cumulative_local_expert_recv_stats, "cumulative_local_expert_recv_stats", self._i32,
-                                   (self.num_local_experts,))
+            if not why and stats is not None:
+                why = self._tensor(stats, "cumulative_local_expert_recv_stats", self._i32, (self.num_local_experts,))
         if why:
             self._refuse_dispatch(why)
-        h = _c.ep.Handle()
-        ptrs = self._b.dispatch(self._stream(), x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype is self._int64, T, h,
-                                bool(return_recv_hook))
-        recv_x, recv_count, src_info = self._received(ptrs)
-        handle = Handle(self, h, T, topk_idx.shape, src_info)
-        stats = cumulative_local_expert_recv_stats
-        if return_recv_hook:
-            def hook():
-                self._b.dispatch_recv(self._stream(), h)
-                if stats is not None:
-                    stats.add_(recv_count)
-            return recv_x, recv_count, handle, self._event(async_finish), hook
-        if stats is not None:
-            stats.add_(recv_count)
-        return recv_x, recv_count, handle, self._event(async_finish), None
+        return self._b.dispatch(self, self._stream(), x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype is self._int64, T,
+                                topk_idx.shape, bool(send_only))
 
     # ---- combine -----------------------------------------------------------------------------
     def get_next_low_latency_combine_buffer(self, handle):
@@ -273,7 +283,20 @@ class Buffer:
         received row i) back to its token's PE, which returns out[t] = sum over k of
         topk_weights[t][k] * row ([num_tokens, hidden] bf16; `out` when given). Returns
         (combined_x, event, hook); with return_recv_hook, combined_x is filled by hook()."""
-        call = "combine"
+        if out is None and type(handle) is Handle:
+            out = _t.torch().empty((handle.num_tokens, self.hidden), dtype=self._bf16[0], device=self.device)
+        # As dispatch: the binding checks plain tensors itself; else the checks below.
+        if use_logfmt or not self._b.combine_fast(x, topk_idx, topk_weights, handle, out, zero_copy, return_recv_hook):
+            out = self._combine_checked(x, topk_idx, topk_weights, handle, use_logfmt, zero_copy, return_recv_hook, out)
+        if return_recv_hook:
+            def hook():
+                self._b.combine_recv(self._stream(), handle)
+            return out, self._event(async_finish), hook
+        return out, (self._event(True) if async_finish else _NO_EVENT), None
+
+    def _combine_checked(self, x, topk_idx, topk_weights, handle, use_logfmt, zero_copy, send_only, out):
+        """low_latency_combine with every argument checked here: refused with the reason, or
+        launched; returns out (made here when None)."""
         why = ""
         if not isinstance(handle, Handle) or handle._buf is not self:
             why = "handle is not one that this buffer's low_latency_dispatch returned"
@@ -291,18 +314,13 @@ class Buffer:
             if not why and out is not None:
                 why = self._tensor(out, "out", self._bf16, (T, self.hidden))
         if why:
-            self._refuse_combine(call, why)
+            self._refuse_combine("combine", why)
         if out is None:
             out = _t.torch().empty((handle.num_tokens, self.hidden), dtype=self._bf16[0], device=self.device)
-        send_only = bool(return_recv_hook)
         # With no tokens nothing is written to out, but the library takes no null pointer: a scratch word.
         out_ptr = out.data_ptr() if out.numel() else self._scratch().data_ptr()
-        self._b.combine(self._stream(), x.data_ptr(), topk_weights.data_ptr(), out_ptr, handle._c, send_only)
-        if send_only:
-            def hook():
-                self._b.combine_recv(self._stream(), handle._c)
-            return out, self._event(async_finish), hook
-        return out, self._event(async_finish), None
+        self._b.combine(self._stream(), x.data_ptr(), topk_weights.data_ptr(), out_ptr, handle, bool(send_only))
+        return out
 
     # ---- kernel time -------------------------------------------------------------------------
     def set_kernel_clock(self, on):

@@ -32,10 +32,23 @@ T* to(uintptr_t a) {
     throw std::runtime_error(msg);
 }
 
+// What kishmem/ep.py's fast calls compare tensors with (set once per buffer by set_torch): the
+// torch.Tensor type, the dtypes, the heap's device, and torch's current-stream accessor.
+struct Torch {
+    ::py::object tensor, bf16, f32, i32, i64;
+    ::py::object raw_stream = ::py::none();  // torch._C._cuda_getCurrentRawStream (GPU heap)
+    ::py::object dev_arg = ::py::none();     // its argument: the heap's device
+    int dev = -2;                            // -1 host heap; -2 not set (no fast calls)
+    long long local_experts = 0, recv_rows = 0;  // combine's x: [L, R, hidden]
+};
+
 struct PyBuffer {
     std::unique_ptr<ep::Buffer> b;
     ep::Received last{};              // the receive buffers as the last dispatch gave them
     ::py::object last_tuple = ::py::none();  // and as received() made them (the same object while they stay)
+    ::py::tuple views;                       // kishmem/ep.py's (recv_x, recv_count, src_info)
+    ::py::object views_for = ::py::none();   // made over this last_tuple
+    Torch torch;
 
     ep::Buffer& get() {
         if (!b) raise("kishmem.ep.Buffer: the buffer was destroyed");
@@ -44,6 +57,14 @@ struct PyBuffer {
     void check(int rc) {
         if (rc != ep::kOk) raise(get().last_error().empty() ? "kishmem::ep: status " + std::to_string(rc) : get().last_error());
     }
+};
+
+// kishmem.ep.Handle: what low_latency_dispatch hands to low_latency_combine (the library's handle,
+// the Python buffer it came from, the dispatch's topk_idx shape and the src_info view).
+struct PyHandle {
+    ep::Handle h;
+    const PyBuffer* owner = nullptr;
+    ::py::object buf = ::py::none(), topk_idx_shape = ::py::none(), src_info = ::py::none();
 };
 
 // (x, scales, count, src, L, R) as integers: made once per buffer (they are fixed in its
@@ -72,6 +93,116 @@ ep::Config config(int T, int H, int K, int E, bool fp8, int num_sms, bool combin
     return c;
 }
 
+// ---- the fast calls: each tensor checked here through its Python attributes, no Python code run;
+// where anything differs they launch nothing and return None, and kishmem/ep.py's own checks then
+// find what and refuse the call with the message.
+::py::object steal(PyObject* o) {
+    if (!o) PyErr_Clear();
+    return ::py::reinterpret_steal<::py::object>(o);
+}
+
+PyObject* name(const char* s) {
+    PyObject* o = PyUnicode_InternFromString(s);
+    if (!o) throw ::py::error_already_set();
+    return o;  // (kept for the process's life)
+}
+
+bool int_attr(PyObject* o, PyObject* method, long long want) {
+    ::py::object v = steal(PyObject_CallMethodNoArgs(o, method));
+    if (!v || !PyLong_Check(v.ptr())) return false;
+    const long long got = PyLong_AsLongLong(v.ptr());
+    if (got == -1 && PyErr_Occurred()) PyErr_Clear();
+    return got == want;
+}
+
+// A contiguous tensor of dtype a or b on the heap's device, whose sizes are `shape` (-1: any, its
+// size then given in *any); its address in *addr and its torch.Size in *size (when asked).
+bool tensor_ok(const Torch& t, ::py::handle obj, const ::py::object& a, const ::py::object& b,
+               std::initializer_list<long long> shape, uintptr_t* addr, long long* any = nullptr,
+               ::py::object* size = nullptr, bool* is_a = nullptr) {
+    static PyObject *s_dtype = name("dtype"), *s_shape = name("shape"), *s_get_device = name("get_device"),
+                    *s_is_cuda = name("is_cuda"), *s_is_cpu = name("is_cpu"), *s_contig = name("is_contiguous"),
+                    *s_data_ptr = name("data_ptr");
+    PyObject* o = obj.ptr();
+    if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != t.tensor.ptr()) return false;  // (a subclass: the Python checks)
+    ::py::object dt = steal(PyObject_GetAttr(o, s_dtype));
+    if (!dt || (dt.ptr() != a.ptr() && dt.ptr() != b.ptr())) return false;
+    if (is_a) *is_a = dt.ptr() == a.ptr();
+    ::py::object sz = steal(PyObject_GetAttr(o, s_shape));
+    if (!sz || !PyTuple_Check(sz.ptr()) || PyTuple_GET_SIZE(sz.ptr()) != static_cast<Py_ssize_t>(shape.size())) return false;
+    Py_ssize_t i = 0;
+    for (long long want : shape) {
+        const long long got = PyLong_AsLongLong(PyTuple_GET_ITEM(sz.ptr(), i++));
+        if (got == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return false;
+        }
+        if (want == -1 && any) *any = got;
+        else if (got != want) return false;
+    }
+    ::py::object on = steal(PyObject_GetAttr(o, t.dev >= 0 ? s_is_cuda : s_is_cpu));
+    if (on.ptr() != Py_True || (t.dev >= 0 && !int_attr(o, s_get_device, t.dev))) return false;
+    ::py::object c = steal(PyObject_CallMethodNoArgs(o, s_contig));
+    if (c.ptr() != Py_True) return false;
+    ::py::object p = steal(PyObject_CallMethodNoArgs(o, s_data_ptr));
+    if (!p) return false;
+    *addr = static_cast<uintptr_t>(PyLong_AsUnsignedLongLong(p.ptr()));
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+    }
+    if (size) *size = std::move(sz);
+    return true;
+}
+
+// torch's current stream on the heap's device (0 on a host heap).
+bool current_stream(const Torch& t, uintptr_t* s) {
+    *s = 0;
+    if (t.dev < 0) return true;
+    ::py::object v = steal(PyObject_CallOneArg(t.raw_stream.ptr(), t.dev_arg.ptr()));
+    if (!v) return false;
+    *s = static_cast<uintptr_t>(PyLong_AsUnsignedLongLong(v.ptr()));
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+    }
+    return true;
+}
+
+// Launches a dispatch and makes its handle: (recv_x, recv_count, handle) where kishmem/ep.py's views
+// stand over the receive buffers it gave, else (their addresses, handle) for kishmem/ep.py to view.
+::py::object dispatch(PyBuffer& self, ::py::handle wrapper, uintptr_t s, uintptr_t x, uintptr_t idx, bool idx64, int T,
+                      ::py::object idx_shape, bool send_only) {
+    ep::Buffer& b = self.get();
+    auto* ph = new PyHandle;
+    ::py::object handle = ::py::cast(ph, ::py::return_value_policy::take_ownership);
+    ph->owner = &self;
+    ph->buf = ::py::reinterpret_borrow<::py::object>(wrapper);
+    ph->topk_idx_shape = std::move(idx_shape);
+    ep::Received r;
+    int rc;
+    {
+        ::py::gil_scoped_release nogil;
+        rc = idx64 ? b.dispatch(to_stream(s), to<void>(x), to<const int64_t>(idx), T, &r, &ph->h, send_only)
+                   : b.dispatch(to_stream(s), to<void>(x), to<const int32_t>(idx), T, &r, &ph->h, send_only);
+    }
+    self.check(rc);
+    ::py::object ptrs = received(self, r);
+    if (!ptrs.is(self.views_for)) return ::py::make_tuple(ptrs, handle);
+    ph->src_info = self.views[2];
+    return ::py::make_tuple(self.views[0], self.views[1], handle);
+}
+
+void combine(PyBuffer& self, uintptr_t s, uintptr_t expert_out, uintptr_t w, uintptr_t out, PyHandle& h, bool send_only) {
+    ep::Buffer& b = self.get();
+    int rc;
+    {
+        ::py::gil_scoped_release nogil;
+        rc = b.combine(to_stream(s), to<void>(expert_out), to<const float>(w), to<void>(out), &h.h, send_only);
+    }
+    self.check(rc);
+}
+
 }  // namespace
 
 void bind_ep(::py::module_& m) {
@@ -79,12 +210,22 @@ void bind_ep(::py::module_& m) {
     m.def("_set_error_type", [](::py::object e) { g_error = e; });
     m.attr("SRC_INFO_WORDS") = sizeof(ep::SrcInfo) / sizeof(int32_t);
 
-    ::py::class_<ep::Handle>(m, "Handle")
-        .def(::py::init<>())
-        .def_readonly("round", &ep::Handle::round)
-        .def_readonly("num_tokens", &ep::Handle::num_tokens)
-        .def_readonly("dispatch_received", &ep::Handle::dispatch_received)
-        .def_readonly("combine_sent", &ep::Handle::combine_sent);
+    ::py::class_<PyHandle>(m, "Handle", "What low_latency_dispatch hands to low_latency_combine: the buffer's round, the tokens "
+                                      "dispatched, and where each received row came from (src_info: [num_local_experts, "
+                                      "num_max_dispatch_tokens_per_rank * num_ranks, 4] int32 rows {pe, token, k, round}; rows "
+                                      "[0, recv_count[e]) of expert e are valid)")
+        .def_property_readonly("round", [](const PyHandle& h) { return h.h.round; })
+        .def_property_readonly("num_tokens", [](const PyHandle& h) { return h.h.num_tokens; })
+        .def_property_readonly("dispatch_received", [](const PyHandle& h) { return h.h.dispatch_received; })
+        .def_property_readonly("combine_sent", [](const PyHandle& h) { return h.h.combine_sent; })
+        .def_readonly("_buf", &PyHandle::buf)
+        .def_readonly("topk_idx_shape", &PyHandle::topk_idx_shape)
+        .def_readwrite("src_info", &PyHandle::src_info)
+        // The buffer's sizes, as DeepEP's handle carries them.
+        .def_property_readonly("num_max_dispatch_tokens_per_rank",
+                               [](const PyHandle& h) { return h.buf.attr("num_max_dispatch_tokens_per_rank"); })
+        .def_property_readonly("hidden", [](const PyHandle& h) { return h.buf.attr("hidden"); })
+        .def_property_readonly("num_experts", [](const PyHandle& h) { return h.buf.attr("num_experts"); });
 
     ::py::class_<PyBuffer>(m, "Buffer")
         .def(::py::init([](uintptr_t team, int T, int H, int K, int E, bool fp8, int num_sms, bool combine_buffer) {
@@ -114,40 +255,69 @@ void bind_ep(::py::module_& m) {
         .def_property_readonly("combine_buffer",  // its address (0: made without one)
                                [](PyBuffer& self) { return reinterpret_cast<uintptr_t>(self.get().combine_buffer()); })
         .def_property_readonly("last_error", [](PyBuffer& self) { return self.get().last_error(); })
-        .def("dispatch", [](PyBuffer& self, uintptr_t s, uintptr_t x, uintptr_t idx, bool idx64, int T, ep::Handle& h,
-                            bool send_only) {
-            ep::Received r;
+        // kishmem/ep.py's views over the receive buffers (recv_x, recv_count, src_info), made over
+        // the addresses `ptrs` that dispatch returned.
+        .def("set_views", [](PyBuffer& self, ::py::object ptrs, ::py::tuple views) {
+            self.views_for = std::move(ptrs);
+            self.views = std::move(views);
+        })
+        // What the fast calls compare tensors with (see Torch).
+        .def("set_torch", [](PyBuffer& self, ::py::object tensor, ::py::object bf16, ::py::object f32, ::py::object i32,
+                             ::py::object i64, int dev, ::py::object raw_stream, long long L, long long R) {
+            self.torch = Torch{std::move(tensor), std::move(bf16), std::move(f32), std::move(i32), std::move(i64),
+                               std::move(raw_stream), ::py::int_(dev), dev, L, R};
+        })
+        // Checked tensors in, as addresses (kishmem/ep.py checked them).
+        .def("dispatch", [](PyBuffer& self, ::py::handle wrapper, uintptr_t s, uintptr_t x, uintptr_t idx, bool idx64, int T,
+                            ::py::object idx_shape, bool send_only) {
+            return dispatch(self, wrapper, s, x, idx, idx64, T, std::move(idx_shape), send_only);
+        })
+        // The same from the tensors, checked here; None (nothing launched) where a check fails.
+        .def("dispatch_fast", [](PyBuffer& self, ::py::handle wrapper, ::py::handle x, ::py::handle idx,
+                                 bool send_only) -> ::py::object {
+            const Torch& t = self.torch;
+            const ep::Config& c = self.get().config();
+            uintptr_t xa = 0, ia = 0, s = 0;
+            long long T = 0;
+            bool idx64 = false;
+            ::py::object shape;
+            if (t.dev == -2 || !tensor_ok(t, x, t.bf16, t.bf16, {-1, c.hidden}, &xa, &T) || T > c.max_tokens_per_pe ||
+                !tensor_ok(t, idx, t.i64, t.i32, {T, c.topk}, &ia, nullptr, &shape, &idx64) || !current_stream(t, &s))
+                return ::py::none();
+            return dispatch(self, wrapper, s, xa, ia, idx64, static_cast<int>(T), std::move(shape), send_only);
+        })
+        .def("dispatch_recv", [](PyBuffer& self, uintptr_t s, PyHandle& h) {
             int rc;
             {
                 ::py::gil_scoped_release nogil;
-                rc = idx64 ? self.get().dispatch(to_stream(s), to<void>(x), to<const int64_t>(idx), T, &r, &h, send_only)
-                           : self.get().dispatch(to_stream(s), to<void>(x), to<const int32_t>(idx), T, &r, &h, send_only);
+                rc = self.get().dispatch_recv(to_stream(s), &h.h);
             }
             self.check(rc);
-            return received(self, r);
         })
-        .def("dispatch_recv", [](PyBuffer& self, uintptr_t s, ep::Handle& h) {
+        .def("combine", [](PyBuffer& self, uintptr_t s, uintptr_t expert_out, uintptr_t w, uintptr_t out, PyHandle& h,
+                           bool send_only) { combine(self, s, expert_out, w, out, h, send_only); })
+        // The same from the tensors (out given), checked here; False (nothing launched) where a check fails.
+        .def("combine_fast", [](PyBuffer& self, ::py::handle x, ::py::handle idx, ::py::handle w, ::py::handle handle,
+                                ::py::handle out, bool zero_copy, bool send_only) {
+            const Torch& t = self.torch;
+            if (t.dev == -2 || !::py::isinstance<PyHandle>(handle)) return false;
+            PyHandle& h = handle.cast<PyHandle&>();
+            const ep::Config& c = self.get().config();
+            const long long T = h.h.num_tokens;
+            uintptr_t xa = 0, ia = 0, wa = 0, oa = 0, s = 0;
+            if (h.owner != &self || T == 0 || !tensor_ok(t, x, t.bf16, t.bf16, {t.local_experts, t.recv_rows, c.hidden}, &xa) ||
+                (zero_copy && xa != reinterpret_cast<uintptr_t>(self.get().combine_buffer())) ||
+                !tensor_ok(t, idx, t.i64, t.i32, {T, c.topk}, &ia) || !tensor_ok(t, w, t.f32, t.f32, {T, c.topk}, &wa) ||
+                !tensor_ok(t, out, t.bf16, t.bf16, {T, c.hidden}, &oa) || !current_stream(t, &s))
+                return false;
+            combine(self, s, xa, wa, oa, h, send_only);
+            return true;
+        })
+        .def("combine_recv", [](PyBuffer& self, uintptr_t s, PyHandle& h) {
             int rc;
             {
                 ::py::gil_scoped_release nogil;
-                rc = self.get().dispatch_recv(to_stream(s), &h);
-            }
-            self.check(rc);
-        })
-        .def("combine", [](PyBuffer& self, uintptr_t s, uintptr_t expert_out, uintptr_t w, uintptr_t out, ep::Handle& h,
-                           bool send_only) {
-            int rc;
-            {
-                ::py::gil_scoped_release nogil;
-                rc = self.get().combine(to_stream(s), to<void>(expert_out), to<const float>(w), to<void>(out), &h, send_only);
-            }
-            self.check(rc);
-        })
-        .def("combine_recv", [](PyBuffer& self, uintptr_t s, ep::Handle& h) {
-            int rc;
-            {
-                ::py::gil_scoped_release nogil;
-                rc = self.get().combine_recv(to_stream(s), &h);
+                rc = self.get().combine_recv(to_stream(s), &h.h);
             }
             self.check(rc);
         })
