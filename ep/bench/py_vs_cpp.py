@@ -9,14 +9,20 @@ import sys
 
 
 def results(path):
-    """{section name ("== NAME" lines): {figure: value}} from a log's RESULT lines."""
-    out, cur = {}, None
+    """{section name ("== NAME" lines): {figure: value}} from a log's RESULT lines; a section run
+    several times (gpu_run.sh python alternates the two programs) gives each figure's mean."""
+    runs, cur = {}, None
     for line in open(path, errors="replace"):
         if line.startswith("== "):
-            cur = out.setdefault(line[3:].strip(), {})
+            cur = {}
+            runs.setdefault(line[3:].strip(), []).append(cur)
         m = re.match(r"RESULT \S+ (\S+) ([0-9.]+)", line)
         if m and cur is not None:
             cur[m.group(1)] = float(m.group(2))
+    out = {}
+    for name, rs in runs.items():
+        keys = {k for r in rs for k in r}
+        out[name] = {k: sum(r[k] for r in rs if k in r) / sum(1 for r in rs if k in r) for k in keys}
     return out
 
 
