@@ -68,6 +68,24 @@ def setup(a):
     return me, n, dev, x, idx, w, buf
 
 
+def experts(rx, y, rows, fp8):
+    """Identity experts on rows [0, rows) of every expert of recv_x `rx`, written to y ([L, R, H]
+    bf16). FP8: the values converted into y, then scaled there (two kernels and no float32
+    temporary, as near as torch comes to the flagship's one kernel: [L, rows, H] float32
+    temporaries would also push the combine's data out of the GPU's L2, which the flagship's
+    experts do not)."""
+    torch = sys.modules["torch"]
+    yr = y[:, :rows]
+    if not fp8:
+        yr.copy_(rx[:, :rows])
+    elif rx[0].dtype == torch.uint8:  # (torch without float8: the codes through a table)
+        yr.copy_(kishmem.ep.dequantize((rx[0][:, :rows], rx[1][:, :rows])))
+    else:
+        L, _, H = y.shape
+        yr.copy_(rx[0][:, :rows])
+        yr.view(L, rows, H // 128, 128).mul_(rx[1][:, :rows].unsqueeze(-1))
+
+
 def main():
     ap = shape_args(__doc__.split("\n")[0], 50)
     ap.add_argument("--check", action="store_true")
@@ -102,20 +120,6 @@ def main():
         mark(i + 1)
         return r, host
 
-    def experts(rx, y, rows):
-        """Identity experts on rows [0, rows) of every expert, written to y in bf16. FP8: the values
-        converted into y, then scaled there (two kernels and no float32 temporary, as near as torch
-        comes to the flagship's one kernel: [L, rows, H] float32 temporaries would also push the
-        combine's data out of the GPU's L2, which the flagship's experts do not)."""
-        yr = y[:, :rows]
-        if not fp8:
-            yr.copy_(rx[:, :rows])
-        elif rx[0].dtype == torch.uint8:  # (torch without float8: the codes through a table)
-            yr.copy_(kishmem.ep.dequantize((rx[0][:, :rows], rx[1][:, :rows])))
-        else:
-            yr.copy_(rx[0][:, :rows])
-            yr.view(L, rows, H // 128, 128).mul_(rx[1][:, :rows].unsqueeze(-1))
-
     # combine writes into one output tensor made here, as the flagship's into its own buffer
     # (without out=, each call also allocates it through torch's caching allocator)
     out_buf = torch.empty((T, H), dtype=torch.bfloat16, device=dev)
@@ -140,7 +144,7 @@ def main():
             # write rows [0, count) only: all R rows of every expert would be [L, R, H] bf16 written
             # each round, 117 MB at 2 PEs, and on one GPU the combine's reads would then miss its L2)
             y = buf.get_next_low_latency_combine_buffer(h)
-            experts(rx, y, rows)
+            experts(rx, y, rows, fp8)
             if ahead:
                 torch.cuda._sleep(AHEAD_CYCLES)
             barrier()

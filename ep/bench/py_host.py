@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Where kishmem.ep's Python calls spend the host's time: each PE's median host time per call of
-low_latency_dispatch / low_latency_combine as a whole (the binding checks the tensors), of the
-binding's call from addresses alone (the library's checks and the launch, no tensor looked at),
-and of each step of the wrapper's checked path (a call the binding did not take) alone.
+low_latency_dispatch / low_latency_combine as a whole ("wrapper"), of the binding's call from
+the tensors ("fast": its checks through Python's C API and the launch), of the binding's call
+from addresses ("binding": the library's checks and the launch, no tensor looked at), and of each
+step of the wrapper's checked path (a call the binding did not take) alone.
 
     mpirun -np 2 python3 ep/bench/py_host.py [--tokens 128 --hidden 7168 --topk 8 --rounds 60]
 
-The GPU is kept ahead of the host (a GPU wait queued before each round's barrier), so a launch
-never waits for the GPU; one line per PE (the PEs share one host: the 4-PE figures show what
-the others' processes cost it).
+Each twice: with the GPU kept ahead of the host (a GPU wait queued before each round's barrier,
+so a launch never waits for the GPU) and nothing between the calls; and "as bench_ep" (its plain
+rounds: the experts' torch work between the calls, a synchronization each round), where the
+interpreter's, torch's and the driver's code and data are colder. One line per PE (the PEs share
+one host: the 4-PE figures show what the others' processes cost it).
 """
-import gc
 import importlib.util
 import os
 import statistics
@@ -70,42 +72,57 @@ def main():
     xp, ip, wp, op = x.data_ptr(), idx.data_ptr(), w.data_ptr(), out.data_ptr()
     i64 = idx.dtype is torch.int64
 
-    def rounds(kind, gc_on):
-        """Median host ns per call of (dispatch, combine) over the rounds, `kind` 'wrapper' or 'binding'."""
-        (gc.enable if gc_on else gc.disable)()
+    # The rows the experts see (bench_ep's: the most any expert received in a first round).
+    _, cnt, h0, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
+    rows = max(int(cnt.max()), 1)
+    y = buf.get_next_low_latency_combine_buffer(h0)
+    barrier()
+    buf.low_latency_combine(y, idx, w, h0, zero_copy=True, out=out)
+
+    def rounds(kind, cold):
+        """Median host ns per call of (dispatch, combine) over the rounds. kind: 'wrapper' (the
+        package's calls), 'fast' (the binding from the tensors: its checks and the launch) or
+        'binding' (from addresses: the library's checks and the launch). cold: as bench_ep's plain
+        rounds (the experts' torch work between the calls, a synchronization each round, the GPU
+        not ahead); else the GPU ahead of the host and nothing between the calls."""
         d, c = [], []
         for r in range(a.rounds + 2):
-            if gpu:
+            if gpu and not cold:
                 torch.cuda._sleep(AHEAD_CYCLES)
             barrier()
             t0 = time.perf_counter_ns()
             if kind == "wrapper":
-                _, _, hd, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
+                res = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
+            elif kind == "fast":
+                res = buf._b.dispatch_fast(buf, x, idx, False)
             else:
-                hc = buf._b.dispatch(buf, buf._stream(), xp, ip, i64, T, idx.shape, False)[-1]
+                res = buf._b.dispatch(buf, buf._stream(), xp, ip, i64, T, idx.shape, False)
             t1 = time.perf_counter_ns()
-            y = buf.get_next_low_latency_combine_buffer(None)
+            hd = res[2]
+            if cold:
+                bench_ep.experts(res[0], y, rows, fp8)
             barrier()
             t2 = time.perf_counter_ns()
             if kind == "wrapper":
                 buf.low_latency_combine(y, idx, w, hd, zero_copy=True, out=out)
+            elif kind == "fast":
+                buf._b.combine_fast(y, idx, w, hd, out, True, False)
             else:
-                buf._b.combine(buf._stream(), buf._combine_ptr, wp, op, hc, False)
+                buf._b.combine(buf._stream(), buf._combine_ptr, wp, op, hd, False)
             t3 = time.perf_counter_ns()
-            if r % 10 == 9 and gpu:
+            if gpu and (cold or r % 10 == 9):
                 torch.cuda.synchronize()
             if r >= 2:
                 d.append(t1 - t0)
                 c.append(t3 - t2)
         if gpu:
             torch.cuda.synchronize()
-        gc.enable()
         return med_us(d), med_us(c)
 
     res = {}
-    for gc_on in (True, False):
-        for kind in ("wrapper", "binding"):
-            res[f"{kind}{'' if gc_on else ' (gc off)'}"] = rounds(kind, gc_on)
+    for cold in (False, True):
+        for kind in ("wrapper", "fast", "binding"):
+            res[f"{kind}{', as bench_ep' if cold else ''}"] = rounds(kind, cold)
     y = buf.get_next_low_latency_combine_buffer(None)
     st = steps(buf, x, idx, w, y, out, T)
     cpus = sorted(os.sched_getaffinity(0))
