@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace py = pybind11;
@@ -169,6 +170,16 @@ bool current_stream(const Torch& t, uintptr_t* s) {
     return true;
 }
 
+// The GIL is let go around a call that may wait on the host (the CPU form exchanges within the
+// call); the GPU form only queues kernels and keeps it, as torch's own launches do (the hand-over
+// would cost each call more than the call does without it).
+struct NoGilOnHost {
+    std::optional<::py::gil_scoped_release> released;
+    explicit NoGilOnHost(const ep::Buffer& b) {
+        if (!b.on_gpu()) released.emplace();
+    }
+};
+
 // Launches a dispatch and makes its handle: (recv_x, recv_count, handle) where kishmem/ep.py's views
 // stand over the receive buffers it gave, else (their addresses, handle) for kishmem/ep.py to view.
 ::py::object dispatch(PyBuffer& self, ::py::handle wrapper, uintptr_t s, uintptr_t x, uintptr_t idx, bool idx64, int T,
@@ -182,7 +193,7 @@ bool current_stream(const Torch& t, uintptr_t* s) {
     ep::Received r;
     int rc;
     {
-        ::py::gil_scoped_release nogil;
+        NoGilOnHost nogil(b);
         rc = idx64 ? b.dispatch(to_stream(s), to<void>(x), to<const int64_t>(idx), T, &r, &ph->h, send_only)
                    : b.dispatch(to_stream(s), to<void>(x), to<const int32_t>(idx), T, &r, &ph->h, send_only);
     }
@@ -197,7 +208,7 @@ void combine(PyBuffer& self, uintptr_t s, uintptr_t expert_out, uintptr_t w, uin
     ep::Buffer& b = self.get();
     int rc;
     {
-        ::py::gil_scoped_release nogil;
+        NoGilOnHost nogil(b);
         rc = b.combine(to_stream(s), to<void>(expert_out), to<const float>(w), to<void>(out), &h.h, send_only);
     }
     self.check(rc);
@@ -287,10 +298,11 @@ void bind_ep(::py::module_& m) {
             return dispatch(self, wrapper, s, xa, ia, idx64, static_cast<int>(T), std::move(shape), send_only);
         })
         .def("dispatch_recv", [](PyBuffer& self, uintptr_t s, PyHandle& h) {
+            ep::Buffer& b = self.get();
             int rc;
             {
-                ::py::gil_scoped_release nogil;
-                rc = self.get().dispatch_recv(to_stream(s), &h.h);
+                NoGilOnHost nogil(b);
+                rc = b.dispatch_recv(to_stream(s), &h.h);
             }
             self.check(rc);
         })
@@ -314,10 +326,11 @@ void bind_ep(::py::module_& m) {
             return true;
         })
         .def("combine_recv", [](PyBuffer& self, uintptr_t s, PyHandle& h) {
+            ep::Buffer& b = self.get();
             int rc;
             {
-                ::py::gil_scoped_release nogil;
-                rc = self.get().combine_recv(to_stream(s), &h.h);
+                NoGilOnHost nogil(b);
+                rc = b.combine_recv(to_stream(s), &h.h);
             }
             self.check(rc);
         })
