@@ -87,8 +87,6 @@ class Buffer:
         self._idx = (torch.int64, torch.int32)
         self._int64 = torch.int64
         self._x_shape = torch.Size((self.num_local_experts, self.num_recv_rows, self.hidden))
-        self._views = None
-        self._pending = None  # a handle whose dispatch hook is owed
         self._combine_buffer = None
         self._scratch_word = None
         self._b.set_torch(torch.Tensor, torch.bfloat16, torch.float32, torch.int32, torch.int64, self._dev,
@@ -179,10 +177,9 @@ class Buffer:
         raise ArgumentError(f"kishmem::ep::{call}: PE {_c.my_pe()}: {why}")
 
     def _viewed(self, r):
-        """The binding's dispatch result as (recv_x, recv_count, handle): views made over the receive
-        buffers where it gave their addresses (the first dispatch; the binding then keeps them)."""
-        if len(r) == 3:
-            return r
+        """The binding's dispatch result (the receive buffers' addresses, handle), as the first
+        dispatch gives it, as (recv_x, recv_count, handle): views made over the buffers, which the
+        binding then keeps and returns itself."""
         ptrs, handle = r
         torch = _t.torch()
         x, scales, count, src, L, R = ptrs
