@@ -19,14 +19,16 @@ def expert_fn(e_global, rows):
     return (rows * ((e_global + 1) / 4.0)).to(torch.bfloat16)
 
 
-def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy, stats=None, device="cpu"):
-    """One dispatch and combine on buf (tensors on device), every result checked on the CPU."""
+def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy, stats=None, device="cpu",
+                wrap=lambda t: t):
+    """One dispatch and combine on buf (tensors on device, x and topk_idx passed through wrap),
+    every result checked on the CPU."""
     n, me = team.n_pes(), team.my_pe()
     E = PER_PE * n
     x, idx, w = ref.inputs(me, tokens_of(me), HIDDEN, TOPK, E, round_no)
     recv_x, recv_count, handle, event, dhook = buf.low_latency_dispatch(
-        x.to(device), idx.to(idx_dtype).to(device), T_MAX, E, cumulative_local_expert_recv_stats=stats, use_fp8=use_fp8,
-        return_recv_hook=hook)
+        wrap(x.to(device)), wrap(idx.to(idx_dtype).to(device)), T_MAX, E, cumulative_local_expert_recv_stats=stats,
+        use_fp8=use_fp8, return_recv_hook=hook)
     assert (dhook is not None) == hook
     if hook:
         dhook()
@@ -78,8 +80,8 @@ def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy,
         expert_out.copy_(eo)
     else:
         expert_out = eo.to(device)
-    out, event, chook = buf.low_latency_combine(expert_out, idx.to(device), w.to(device), handle, zero_copy=zero_copy,
-                                                return_recv_hook=hook)
+    out, event, chook = buf.low_latency_combine(expert_out, wrap(idx.to(device)), w.to(device), handle,
+                                                zero_copy=zero_copy, return_recv_hook=hook)
     if hook:
         chook()
     event.current_stream_wait()
@@ -119,6 +121,29 @@ def test_rounds(shmem, use_fp8, hook):
         total += check_round(shmem, buf, shmem.TEAM_WORLD, 10 * r + (2 if use_fp8 else 1) + (4 if hook else 0), use_fp8,
                              idx_dtype, hook, zero_copy, stats)
         assert torch.equal(stats, total)
+    buf.destroy()
+
+
+class _Sub(torch.Tensor):
+    """A tensor subclass: the binding leaves it to the Python checks."""
+
+
+@pytest.mark.parametrize("subclass", [False, True])
+def test_binding_or_python_checks(shmem, monkeypatch, subclass):
+    """Plain tensors are checked and launched by the binding (the Python checks never run); a
+    tensor subclass goes through the Python checks; both give the same, checked, results."""
+    n = shmem.n_pes()
+    buf = shmem.ep.Buffer(shmem.TEAM_WORLD, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=True)
+    calls = []
+    for name in ("_dispatch_checked", "_combine_checked"):
+        def spy(*a, _orig=getattr(buf, name), _name=name, **k):
+            calls.append(_name)
+            return _orig(*a, **k)
+        monkeypatch.setattr(buf, name, spy)
+    for r, (idx_dtype, zero_copy) in enumerate([(torch.int64, True), (torch.int32, False)]):
+        check_round(shmem, buf, shmem.TEAM_WORLD, 70 + r, True, idx_dtype, False, zero_copy,
+                    wrap=(lambda t: t.as_subclass(_Sub)) if subclass else (lambda t: t))
+    assert calls == (["_dispatch_checked", "_combine_checked"] * 2 if subclass else []), calls
     buf.destroy()
 
 
