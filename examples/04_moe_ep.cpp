@@ -620,10 +620,10 @@ int main(int argc, char** argv) {
         (void)on;
     };
     for (int pass = 0; pass < (gpu ? 4 : 3); ++pass) {
-        const bool hook = pass == 1, clocked = pass == 2, ahead_pass = pass == 3 || clocked;
+        const bool hook = pass == 1, clocked = pass == 2, ahead_pass = pass == 3, host_ahead = ahead_pass || clocked;
         buf->set_kernel_clock(clocked);
         for (int it = 0; it < iters + 2; ++it) {  // 2 warm-up rounds
-            ahead(ahead_pass);
+            ahead(host_ahead);
             barrier();
             mark(0);
             const clk::time_point h0 = clk::now();
@@ -637,7 +637,7 @@ int main(int argc, char** argv) {
                 mark(3);
             }
             experts();
-            ahead(ahead_pass);
+            ahead(host_ahead);
             barrier();
             mark(4);
             const clk::time_point h1 = clk::now();
@@ -658,7 +658,7 @@ int main(int argc, char** argv) {
                     fail("kernel_times gave dispatch %.2f us, combine %.2f us with the clock on", kt.dispatch_us, kt.combine_us);
                 tm[kDispKernel].push_back(kt.dispatch_us);
                 tm[kCombKernel].push_back(kt.combine_us);
-            } else if (pass == 3) {
+            } else if (ahead_pass) {
                 tm[kDispAhead].push_back(span(0, 1));
                 tm[kCombAhead].push_back(span(4, 5));
             } else if (!hook) {

@@ -96,7 +96,13 @@ def main():
     E, fp8 = L * n, not a.bf16
 
     # As the flagship: on the GPU the barrier is on the stream, so the PEs' kernels start together.
-    barrier = kishmem.barrier_all_on_stream if gpu else kishmem.barrier_all
+    sync = kishmem.barrier_all_on_stream if gpu else kishmem.barrier_all
+
+    def barrier(ahead=False):
+        """The barrier before a timed call; with the host ahead (GPU), a GPU wait queued before it."""
+        if ahead and gpu:
+            torch.cuda._sleep(AHEAD_CYCLES)
+        sync()
 
     # Marks as the flagship's: CUDA events on the stream (GPU), the host clock (CPU form).
     if gpu:
@@ -132,9 +138,7 @@ def main():
     # with the receive hook (send-only calls, then the hooks) follows the plain one.
     for hooked, ahead in ((False, False), (True, False)) + (((False, True),) if gpu else ()):
         for r in range(a.rounds + 2):
-            if ahead:
-                torch.cuda._sleep(AHEAD_CYCLES)
-            barrier()
+            barrier(ahead)
             (rx, cnt, h, _, dhook), hd = call(
                 0, lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8, return_recv_hook=hooked))
             if hooked:
@@ -145,9 +149,7 @@ def main():
             # each round, 117 MB at 2 PEs, and on one GPU the combine's reads would then miss its L2)
             y = buf.get_next_low_latency_combine_buffer(h)
             experts(rx, y, rows, fp8)
-            if ahead:
-                torch.cuda._sleep(AHEAD_CYCLES)
-            barrier()
+            barrier(ahead)
             (out, _, chook), hc = call(
                 4, lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True, return_recv_hook=hooked, out=out_buf))
             if hooked:
@@ -186,15 +188,11 @@ def main():
     # with the host ahead as the flagship's (the PEs' kernels start as their barrier ends).
     buf.set_kernel_clock(True)
     for r in range(a.rounds):
-        if gpu:
-            torch.cuda._sleep(AHEAD_CYCLES)
-        barrier()
+        barrier(ahead=True)
         rx, cnt, h, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
         y = buf.get_next_low_latency_combine_buffer(h)
         experts(rx, y, rows, fp8)  # (as the flagship's pass: the combine then finds the rows where the experts left them)
-        if gpu:
-            torch.cuda._sleep(AHEAD_CYCLES)
-        barrier()
+        barrier(ahead=True)
         buf.low_latency_combine(y, idx, w, h, zero_copy=True)
         if gpu:
             torch.cuda.synchronize()

@@ -218,7 +218,7 @@ class Buffer:
                                        round_scale or use_ue8m0, return_recv_hook)
         if len(r) != 3:
             r = self._viewed(r)
-        event = self._event(True) if async_finish else _NO_EVENT
+        event = self._event(async_finish)
         if return_recv_hook:
             recv_count, handle = r[1], r[2]
 
@@ -289,7 +289,7 @@ class Buffer:
             def hook():
                 self._b.combine_recv(self._stream(), handle)
             return out, self._event(async_finish), hook
-        return out, (self._event(True) if async_finish else _NO_EVENT), None
+        return out, self._event(async_finish), None
 
     def _combine_checked(self, x, topk_idx, topk_weights, handle, use_logfmt, zero_copy, send_only, out):
         """low_latency_combine with every argument checked here: refused with the reason, or

@@ -170,34 +170,37 @@ bool current_stream(const Torch& t, uintptr_t* s) {
     return true;
 }
 
-// The GIL is let go around a call that may wait on the host (the CPU form exchanges within the
-// call); the GPU form only queues kernels and keeps it, as torch's own launches do (the hand-over
-// would cost each call more than the call does without it).
-struct NoGilOnHost {
-    std::optional<::py::gil_scoped_release> released;
-    explicit NoGilOnHost(const ep::Buffer& b) {
+// A library call f(buffer) -> status, its error raised. The GIL is let go around it where it may
+// wait on the host (the CPU form exchanges within the call); the GPU form only queues kernels and
+// keeps it, as torch's own launches do (the hand-over would cost each call more than the call
+// does without it).
+template <class F>
+void run(PyBuffer& self, F&& f) {
+    ep::Buffer& b = self.get();
+    int rc;
+    {
+        std::optional<::py::gil_scoped_release> released;
         if (!b.on_gpu()) released.emplace();
+        rc = f(b);
     }
-};
+    self.check(rc);
+}
 
 // Launches a dispatch and makes its handle: (recv_x, recv_count, handle) where kishmem/ep.py's views
 // stand over the receive buffers it gave, else (their addresses, handle) for kishmem/ep.py to view.
 ::py::object dispatch(PyBuffer& self, ::py::handle wrapper, uintptr_t s, uintptr_t x, uintptr_t idx, bool idx64, int T,
                       ::py::object idx_shape, bool send_only) {
-    ep::Buffer& b = self.get();
+    self.get();  // (a destroyed buffer raises before a handle is made)
     auto* ph = new PyHandle;
     ::py::object handle = ::py::cast(ph, ::py::return_value_policy::take_ownership);
     ph->owner = &self;
     ph->buf = ::py::reinterpret_borrow<::py::object>(wrapper);
     ph->topk_idx_shape = std::move(idx_shape);
     ep::Received r;
-    int rc;
-    {
-        NoGilOnHost nogil(b);
-        rc = idx64 ? b.dispatch(to_stream(s), to<void>(x), to<const int64_t>(idx), T, &r, &ph->h, send_only)
-                   : b.dispatch(to_stream(s), to<void>(x), to<const int32_t>(idx), T, &r, &ph->h, send_only);
-    }
-    self.check(rc);
+    run(self, [&](ep::Buffer& b) {
+        return idx64 ? b.dispatch(to_stream(s), to<void>(x), to<const int64_t>(idx), T, &r, &ph->h, send_only)
+                     : b.dispatch(to_stream(s), to<void>(x), to<const int32_t>(idx), T, &r, &ph->h, send_only);
+    });
     ::py::object ptrs = received(self, r);
     if (!ptrs.is(self.views_for)) return ::py::make_tuple(ptrs, handle);
     ph->src_info = self.views[2];
@@ -205,13 +208,9 @@ struct NoGilOnHost {
 }
 
 void combine(PyBuffer& self, uintptr_t s, uintptr_t expert_out, uintptr_t w, uintptr_t out, PyHandle& h, bool send_only) {
-    ep::Buffer& b = self.get();
-    int rc;
-    {
-        NoGilOnHost nogil(b);
-        rc = b.combine(to_stream(s), to<void>(expert_out), to<const float>(w), to<void>(out), &h.h, send_only);
-    }
-    self.check(rc);
+    run(self, [&](ep::Buffer& b) {
+        return b.combine(to_stream(s), to<void>(expert_out), to<const float>(w), to<void>(out), &h.h, send_only);
+    });
 }
 
 }  // namespace
@@ -298,13 +297,7 @@ void bind_ep(::py::module_& m) {
             return dispatch(self, wrapper, s, xa, ia, idx64, static_cast<int>(T), std::move(shape), send_only);
         })
         .def("dispatch_recv", [](PyBuffer& self, uintptr_t s, PyHandle& h) {
-            ep::Buffer& b = self.get();
-            int rc;
-            {
-                NoGilOnHost nogil(b);
-                rc = b.dispatch_recv(to_stream(s), &h.h);
-            }
-            self.check(rc);
+            run(self, [&](ep::Buffer& b) { return b.dispatch_recv(to_stream(s), &h.h); });
         })
         .def("combine", [](PyBuffer& self, uintptr_t s, uintptr_t expert_out, uintptr_t w, uintptr_t out, PyHandle& h,
                            bool send_only) { combine(self, s, expert_out, w, out, h, send_only); })
@@ -326,13 +319,7 @@ void bind_ep(::py::module_& m) {
             return true;
         })
         .def("combine_recv", [](PyBuffer& self, uintptr_t s, PyHandle& h) {
-            ep::Buffer& b = self.get();
-            int rc;
-            {
-                NoGilOnHost nogil(b);
-                rc = b.combine_recv(to_stream(s), &h.h);
-            }
-            self.check(rc);
+            run(self, [&](ep::Buffer& b) { return b.combine_recv(to_stream(s), &h.h); });
         })
         .def("refuse_dispatch", [](PyBuffer& self, uintptr_t s, const std::string& why) {
             int rc;
