@@ -2,6 +2,7 @@
 """The flagship's low-latency table (examples/04_moe_ep) from Python, through kishmem.ep.
 
     mpirun -np 4 python3 python/bench_ep.py [--tokens 128 --hidden 7168 --topk 8 --experts-per-pe 32 --bf16]
+                                            [--stream current|side]
 
 Latency as the C++ flagship (examples/04_moe_ep) takes it, so that the two tables compare: from
 the call until the data is usable, in the flagship's rounds (dispatch, identity experts,
@@ -50,6 +51,10 @@ def shape_args(description, rounds):
     ap.add_argument("--max-nodes", type=int, default=4)
     ap.add_argument("--bf16", action="store_true", help="dispatch bf16 instead of FP8")
     ap.add_argument("--rounds", type=int, default=rounds)
+    ap.add_argument("--stream", choices=("current", "side"), default="current",
+                    help="GPU: run on torch's current stream as it is (the legacy default stream unless the caller "
+                         "set one, as eager PyTorch code runs) or on a side stream made here (non-blocking, as the "
+                         "C++ flagship's)")
     return ap
 
 
@@ -59,6 +64,8 @@ def setup(a):
     kishmem.init()
     me, n = kishmem.my_pe(), kishmem.n_pes()
     dev = kishmem.heap_device()
+    if a.stream == "side" and dev.type == "cuda":
+        torch.cuda.set_stream(torch.cuda.Stream(dev))
     L = a.experts_per_pe
     g = torch.Generator().manual_seed(me)
     x = torch.randn((a.tokens, a.hidden), generator=g).to(torch.bfloat16).to(dev)
@@ -212,7 +219,9 @@ def main():
         ideal = lambda b, gbps: T * K * H * b / (gbps * 1e9) * 1e6  # noqa: E731
         print(f"kishmem.ep from Python: {'GPU' if buf.on_gpu else 'CPU'} form, {n} PEs, {T} tokens/PE, hidden {H}, "
               f"top-{K} of {E} experts ({L} per PE, at most {min(a.max_nodes, n)} nodes), {'FP8' if fp8 else 'BF16'} "
-              f"dispatch, bf16 combine; {a.rounds} rounds, slowest PE's median\n")
+              f"dispatch, bf16 combine; {a.rounds} rounds, slowest PE's median"
+              + (f"; on {'a side stream' if a.stream == 'side' else 'the current stream'} (handle {stream.cuda_stream:#x})"
+                 if gpu else "") + "\n")
         print("| EP size | dispatch latency | dispatch kernel | dispatch bandwidth | combine latency | combine kernel | "
               "combine bandwidth | ideal @ CX7 50 GB/s (dispatch / combine) |\n"
               "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

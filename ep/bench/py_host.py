@@ -5,13 +5,16 @@ the tensors ("fast": its checks through Python's C API and the launch), of the b
 from addresses ("binding": the library's checks and the launch, no tensor looked at), and of each
 step of the wrapper's checked path (a call the binding did not take) alone.
 
-    mpirun -np 2 python3 ep/bench/py_host.py [--tokens 128 --hidden 7168 --topk 8 --rounds 60]
+    mpirun -np 2 python3 ep/bench/py_host.py [--tokens 128 --hidden 7168 --topk 8 --rounds 60 --stream side]
 
-Each twice: with the GPU kept ahead of the host (a GPU wait queued before each round's barrier,
-so a launch never waits for the GPU) and nothing between the calls; and "as bench_ep" (its plain
-rounds: the experts' torch work between the calls, a synchronization each round), where the
-interpreter's, torch's and the driver's code and data are colder. One line per PE (the PEs share
-one host: the 4-PE figures show what the others' processes cost it).
+Each three times: with the GPU kept ahead of the host (a GPU wait queued before each round's
+barrier, so a launch never waits for the GPU) and nothing between the calls; "sync" (a
+synchronization each round and nothing else: the host waited for an idle GPU before the
+calls); and "as bench_ep" (its plain rounds: the experts' torch work between the calls, a
+synchronization each round), where the interpreter's, torch's and the driver's code and data are
+colder. The two tell the idle GPU's part from the torch work's. `--stream side` runs on a side
+stream instead of the current one (bench_ep's option). One line per PE (the PEs share one host:
+the 4-PE figures show what the others' processes cost it).
 """
 import importlib.util
 import os
@@ -79,12 +82,14 @@ def main():
     barrier()
     buf.low_latency_combine(y, idx, w, h0, zero_copy=True, out=out)
 
-    def rounds(kind, cold):
+    def rounds(kind, mode):
         """Median host ns per call of (dispatch, combine) over the rounds. kind: 'wrapper' (the
         package's calls), 'fast' (the binding from the tensors: its checks and the launch) or
-        'binding' (from addresses: the library's checks and the launch). cold: as bench_ep's plain
-        rounds (the experts' torch work between the calls, a synchronization each round, the GPU
-        not ahead); else the GPU ahead of the host and nothing between the calls."""
+        'binding' (from addresses: the library's checks and the launch). mode: 'ahead' (the GPU
+        ahead of the host, nothing between the calls), 'sync' (a synchronization each round, the
+        GPU not ahead) or 'bench_ep' (as its plain rounds: 'sync' and the experts' torch work
+        between the calls)."""
+        cold = mode != "ahead"
         d, c = [], []
         for r in range(a.rounds + 2):
             if gpu and not cold:
@@ -99,7 +104,7 @@ def main():
                 res = buf._b.dispatch(buf, buf._stream(), xp, ip, i64, T, idx.shape, False)
             t1 = time.perf_counter_ns()
             hd = res[2]
-            if cold:
+            if mode == "bench_ep":
                 bench_ep.experts(res[0], y, rows, fp8)
             barrier()
             t2 = time.perf_counter_ns()
@@ -120,9 +125,9 @@ def main():
         return med_us(d), med_us(c)
 
     res = {}
-    for cold in (False, True):
+    for mode, label in (("ahead", ""), ("sync", ", sync"), ("bench_ep", ", as bench_ep")):
         for kind in ("wrapper", "fast", "binding"):
-            res[f"{kind}{', as bench_ep' if cold else ''}"] = rounds(kind, cold)
+            res[kind + label] = rounds(kind, mode)
     y = buf.get_next_low_latency_combine_buffer(None)
     st = steps(buf, x, idx, w, y, out, T)
     cpus = sorted(os.sched_getaffinity(0))
@@ -131,7 +136,7 @@ def main():
     kishmem.barrier_all()
     for p in range(n):
         if p == me:
-            print(f"PE {me}/{n} (CPUs {cpus[0]}-{cpus[-1]}, {len(cpus)}): host us per call, dispatch / combine: {line}\n"
+            print(f"PE {me}/{n} (CPUs {cpus[0]}-{cpus[-1]}, {len(cpus)}; stream {a.stream}): host us per call, dispatch / combine: {line}\n"
                   f"PE {me}/{n} steps (us): {step}", flush=True)
         kishmem.barrier_all()
     buf.destroy()
