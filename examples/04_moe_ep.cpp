@@ -18,11 +18,13 @@
 // changes one received byte or one output value on the last PE before the first check.
 //   mpirun -np 4 build/examples/04_moe_ep [--tokens 128] [--hidden 7168] [--topk 8]
 //          [--experts-per-pe 32] [--format fp8|bf16] [--iters N] [--sms N] [--max-nodes N] [--cpu]
-//          [--expert-out buffer|heap|device]
+//          [--expert-out buffer|heap|device] [--stream nonblocking|legacy]
 // Expert outputs (GPU form): `buffer` (default) the Buffer's own (Config::combine_buffer, as
 // DeepEP's get_next_low_latency_combine_buffer: read in place, no wait for the reads), `heap` a
 // shmem_malloc'd block (read in place; the combine waits for the readers), `device` cudaMalloc'd
-// memory (the rows are pushed); --expert-out-device is `device`.
+// memory (the rows are pushed); --expert-out-device is `device`. Stream (GPU form): `nonblocking`
+// (default) one made with cudaStreamNonBlocking, `legacy` the legacy default stream (where eager
+// PyTorch code runs unless it sets a stream), for comparing the two kinds of launch.
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -55,6 +57,7 @@ struct Opts {
     std::string fault;  // testing only: "recv" or "out" (see the top)
     bool cpu = false;
     std::string eo = "buffer";  // where expert outputs are (GPU form): buffer, heap or device (see the top)
+    bool legacy_stream = false;  // GPU form: run on the legacy default stream (see the top)
 };
 
 // One line "FAIL: PE n: ..." on stderr, flushed, then the whole job ends (status 1).
@@ -337,11 +340,16 @@ bool parse(int argc, char** argv, Opts* o) {
         } else if (a == "--expert-out" && i + 1 < argc) {
             o->eo = argv[++i];
             if (o->eo != "buffer" && o->eo != "heap" && o->eo != "device") return false;
+        } else if (a == "--stream" && i + 1 < argc) {
+            const std::string st = argv[++i];
+            if (st != "nonblocking" && st != "legacy") return false;
+            o->legacy_stream = st == "legacy";
         } else if (a == "--fault" && i + 1 < argc) {
             o->fault = argv[++i];
             if (o->fault != "recv" && o->fault != "out") return false;
         } else if (a.rfind("--", 0) == 0 && a != "--tokens" && a != "--hidden" && a != "--topk" && a != "--experts-per-pe" &&
-                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format" && a != "--expert-out-device" && a != "--expert-out" && a != "--fault") {
+                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format" && a != "--expert-out-device" && a != "--expert-out" && a != "--fault" &&
+                   a != "--stream") {
             return false;
         }
     }
@@ -354,7 +362,8 @@ int main(int argc, char** argv) {
     Opts o;
     if (!parse(argc, argv, &o)) {
         std::fprintf(stderr, "usage: %s [--tokens N] [--hidden H] [--topk K] [--experts-per-pe N] [--format fp8|bf16] "
-                             "[--iters N] [--sms N] [--max-nodes N] [--cpu] [--expert-out buffer|heap|device]\n", argv[0]);
+                             "[--iters N] [--sms N] [--max-nodes N] [--cpu] [--expert-out buffer|heap|device] "
+                             "[--stream nonblocking|legacy]\n", argv[0]);
         return 2;
     }
     bool have_gpu = false;
@@ -418,7 +427,8 @@ int main(int argc, char** argv) {
     ep::Handle h;
 #if defined(__CUDACC__)
     if (gpu) {
-        CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        if (o.legacy_stream) s = cudaStreamLegacy;
+        else CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         CK(cudaMalloc(&x_d, x.size() * 2));
         CK(cudaMalloc(&idx_d, static_cast<size_t>(T) * K * 4));
         CK(cudaMalloc(&w_d, static_cast<size_t>(T) * K * 4));
@@ -789,8 +799,9 @@ int main(int argc, char** argv) {
             const int recv_blocks = buf->receive_blocks(T);
             std::printf("\nSMs for communication (per PE, of %d): dispatch %d blocks (the last one also receives), combine %d "
                         "(one kernel sends and receives; with send_only %d send, the hook's %d receive); none between a "
-                        "send-only call and its hook\nexpert outputs: %s\n",
+                        "send-only call and its hook\nstream: %s\nexpert outputs: %s\n",
                         sm, buf->dispatch_blocks(T), recv_blocks, buf->num_sms(), recv_blocks,
+                        o.legacy_stream ? "the legacy default stream" : "a non-blocking stream of its own",
                         o.eo == "device" ? "device memory (the rows are pushed to the token PEs)"
                         : o.eo == "heap" ? "a symmetric block of their own (token PEs that map this PE read them in place; "
                                            "combine waits for their reads)"

@@ -8,8 +8,8 @@
 # requests and bytes of one dispatch and one combine per PE. Results in $OUT (default ./ep-results).
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 # `gpu_run.sh python`: only the Python table against the flagship's (FP8, 2 and 4 PEs, the two
-# alternating, EP_PY_REPS runs each, Python on torch's current stream and on a side stream: about
-# 170 s with the build), and where Python's host time per call goes (ep/bench/py_host.py, both streams). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
+# alternating, EP_PY_REPS runs each, Python on torch's current stream and on a side stream, the
+# flagship also on the legacy default stream: about 200 s with the build), and where Python's host time per call goes (ep/bench/py_host.py, both streams). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
 # build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
 # from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor, and
 # ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes),
@@ -70,6 +70,7 @@ if [[ $mode == python ]]; then
   for np in 2 4; do
     for rep in $(seq "${EP_PY_REPS:-2}"); do
       run "ldst np$np fp8" "$np" KISHMEM_REMOTE=auto -- --format fp8
+      run "ldst np$np fp8 legacy" "$np" KISHMEM_REMOTE=auto -- --format fp8 --stream legacy
       job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py
       job python.txt "bench_ep.py np$np fp8 side" "$np" "${py[@]}" python3 python/bench_ep.py --stream side
     done

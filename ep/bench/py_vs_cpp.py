@@ -31,20 +31,21 @@ def compare(flagship, python):
     cpp, py = results(flagship), results(python)
     out = []
     for np in (2, 4):
-        c = cpp.get(f"ldst np{np} fp8", {})
-        # Python on torch's current stream (as eager code runs), and on a side stream (the
-        # flagship's kind of stream) where the run has it
-        for suffix, what in (("", "python"), (" side", "python, side stream")):
-            p = py.get(f"bench_ep.py np{np} fp8{suffix}")
-            if p is None and suffix:
+        # Python on torch's current stream (as eager code runs) against the flagship on its
+        # non-blocking stream; where the run has them, Python on a side stream (the flagship's
+        # kind), and both on the legacy default stream (torch's current one unless set)
+        for pys, cs, what in (("", "", "python / C++"), (" side", "", "python, side stream / C++"),
+                              ("", " legacy", "python / C++, both on the legacy stream")):
+            p, c = py.get(f"bench_ep.py np{np} fp8{pys}"), cpp.get(f"ldst np{np} fp8{cs}")
+            if (p is None or c is None) and (pys or cs):
                 continue
-            p = p or {}
+            p, c = p or {}, c or {}
             for k in ("dispatch_us", "combine_us", "dispatch_ahead_us", "combine_ahead_us", "dispatch_kernel_us",
                       "combine_kernel_us", "dispatch_host_us", "combine_host_us"):
                 if k in c and k in p:
-                    out.append(f"{what} / C++, {np} PEs, {k}: {p[k]:.1f} / {c[k]:.1f} us = {p[k] / c[k]:.2f}")
+                    out.append(f"{what}, {np} PEs, {k}: {p[k]:.1f} / {c[k]:.1f} us = {p[k] / c[k]:.2f}")
                 else:
-                    out.append(f"{what} / C++, {np} PEs, {k}: not measured in both")
+                    out.append(f"{what}, {np} PEs, {k}: not measured in both")
     return out
 
 
