@@ -382,7 +382,19 @@ int main(int argc, char** argv) {
     c.num_experts = o.experts_per_pe * npes;
     c.format = o.format;
     c.num_sms = o.sms;
-    c.combine_buffer = have_gpu && !o.cpu && o.eo == "buffer";  // (the CPU form's experts write a vector of their own)
+    // The buffer's own expert outputs only where the calls will be kernels: the heap in GPU memory
+    // (KISHMEM_HEAP=host on a GPU machine gives the CPU form, whose experts write a vector of their own).
+    bool heap_on_gpu = false;
+#if defined(__CUDACC__)
+    if (have_gpu && !o.cpu) {  // (collective: every PE decides alike)
+        void* probe = shmem_malloc(8);
+        cudaPointerAttributes pa{};
+        heap_on_gpu = probe && cudaPointerGetAttributes(&pa, probe) == cudaSuccess && pa.type == cudaMemoryTypeDevice;
+        cudaGetLastError();
+        shmem_free(probe);
+    }
+#endif
+    c.combine_buffer = heap_on_gpu && o.eo == "buffer";
     auto buf = ep::Buffer::create(SHMEM_TEAM_WORLD, c);
     if (!buf) {  // every PE ends create the same way, after kishmem's line saying why
         std::fprintf(stderr, "FAIL: PE %d: kishmem::ep::Buffer::create failed (the kishmem line above says why)\n", me);
