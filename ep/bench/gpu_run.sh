@@ -14,7 +14,9 @@
 # from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor, and
 # ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes),
 # ep/bench/host_cost.cu (what each CUDA call of a call's host path costs) and
-# ep/bench/signal_cost.cu (data, then a flag: the ways to order them, writer to reader).
+# ep/bench/signal_cost.cu (data, then a flag: the ways to order them, writer to reader) and
+# ep/bench/entry_cost.cu (dispatch's first phase alone, four ways: today's, indices in shared
+# memory, without the check, without the reservation's fetch-adds).
 # Placement: mpirun's default binding, as users launch; EP_BIND=none (the rows named bind-none,
 # and the IBGDA and proxy runs, whose software NIC and proxy threads need cores of their own)
 # passes --bind-to none.
@@ -55,9 +57,10 @@ if [[ $mode == profile ]]; then
   done
   cat "$RES/profile.txt"
   # One process each, plain nvcc: the reduce's read pattern against a plain read of the same
-  # bytes; what each CUDA call of a call's host path costs; what ordering data before a flag costs.
-  for b in reduce_bw host_cost signal_cost; do
-    if nvcc -O3 -arch=sm_90 -std=c++17 "ep/bench/$b.cu" -lcuda -o "$T/$b" > "$RES/$b.txt" 2>&1; then
+  # bytes; what each CUDA call of a call's host path costs; what ordering data before a flag costs;
+  # dispatch's first phase (ranks, reservation, check) done four ways.
+  for b in reduce_bw host_cost signal_cost entry_cost; do
+    if nvcc -O3 -arch=sm_90 -std=c++17 -Iep/src -Idevice/include "ep/bench/$b.cu" -lcuda -o "$T/$b" > "$RES/$b.txt" 2>&1; then
       "$T/$b" >> "$RES/$b.txt" 2>&1 || fails=$((fails + 1))
     else fails=$((fails + 1)); fi
     cat "$RES/$b.txt"
