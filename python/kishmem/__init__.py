@@ -91,9 +91,11 @@ def _init_store(call, store, rank, world_size):
 
 
 def finalize():
-    """Ends kishmem (collective). Symmetric tensors must not be used afterwards."""
+    """Ends kishmem (collective). Symmetric tensors must not be used afterwards; kishmem.ep
+    buffers still alive are destroyed first (oldest first, on every PE alike)."""
     if not _c.initialized():
         raise Error("kishmem.finalize: kishmem is not initialized")
+    ep._destroy_live()  # (their blocks are symmetric: freed collectively, before the heap goes)
     _c.finalize()
     _t.forget_heap()
 
@@ -247,7 +249,11 @@ def empty(shape, dtype=None):
     if _t.dtype_name(dtype) not in _t._DL:
         raise ArgumentError(f"kishmem.empty: dtype {dtype} is not supported")
     p, shape = _alloc("kishmem.empty", shape, t.empty((), dtype=dtype).element_size())
-    return _t.view(p, shape, dtype, _t.heap_device_index())
+    try:
+        return _t.view(p, shape, dtype, _t.heap_device_index())
+    except Exception as e:  # (every PE fails alike: the block goes back collectively)
+        _c.free(p)
+        raise ArgumentError(f"kishmem.empty: no {dtype} tensor over the symmetric block: {e}") from None
 
 
 def zeros(shape, dtype=None):

@@ -29,11 +29,12 @@ def _np():
     return numpy
 
 
-# torch dtype name -> (DLPack code, bits); float8 dtypes travel as uint8 and are viewed back.
+# torch dtype name -> (DLPack code, bits); float8 and bool travel as uint8 and are viewed back
+# (DLPack's bool code is newer than some torch releases that read DLPack).
 _DL = {
     "float32": (2, 32), "float64": (2, 64), "float16": (2, 16), "bfloat16": (4, 16),
     "int8": (0, 8), "int16": (0, 16), "int32": (0, 32), "int64": (0, 64),
-    "uint8": (1, 8), "uint16": (1, 16), "uint32": (1, 32), "uint64": (1, 64), "bool": (6, 8),
+    "uint8": (1, 8), "uint16": (1, 16), "uint32": (1, 32), "uint64": (1, 64), "bool": (1, 8),
     "float8_e4m3fn": (1, 8), "float8_e5m2": (1, 8),
 }
 

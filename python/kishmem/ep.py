@@ -11,6 +11,7 @@ KISHMEM_HEAP=host) the CPU form of kishmem::ep runs them and they are done on re
 differs from DeepEP: python/README.md.
 """
 import sys
+import weakref
 
 from . import _kishmem as _c
 from . import _tensor as _t
@@ -48,6 +49,34 @@ Handle = _c.ep.Handle
 _NO_EVENT = EventOverlap()  # (no state: one for every call without async_finish)
 
 
+class _Hook:
+    """A receive hook (return_recv_hook=True): hook() runs the receive. It keeps the call's tensors
+    that the receive still reads or writes alive until it is dropped, as DeepEP's hooks hold them:
+    a temporary given to the call is otherwise freed, and its memory handed to other work, before
+    the receive uses it."""
+    __slots__ = ("_recv", "_keep")
+
+    def __init__(self, recv, keep):
+        self._recv = recv
+        self._keep = keep
+
+    def __call__(self):
+        self._recv()
+
+
+# The buffers alive, oldest first: kishmem.finalize destroys them before the heap goes (their
+# blocks are symmetric, so freeing them is collective and cannot wait for the garbage collector).
+_live = {}
+
+
+def _destroy_live():
+    for ref in list(_live.values()):
+        b = ref()
+        if b is not None and b._b.alive:
+            b.destroy()
+    _live.clear()
+
+
 class Buffer:
     """One expert-parallel buffer over a group of PEs (collective: every PE of kishmem's world
     makes it, with the same arguments; the group's PEs exchange tokens).
@@ -75,6 +104,7 @@ class Buffer:
         self.use_fp8 = bool(use_fp8)
         self._b = _c.ep.Buffer(self.team._handle("kishmem.ep.Buffer"), self.num_max_dispatch_tokens_per_rank, self.hidden,
                                self.num_topk, self.num_experts, self.use_fp8, int(num_sms), bool(allocate_combine_buffer))
+        _live[id(self)] = weakref.ref(self)
         self.num_local_experts = self.num_experts // self.group_size
         self.num_recv_rows = self.group_size * self.num_max_dispatch_tokens_per_rank
         self._dev = _t.heap_device_index()
@@ -120,8 +150,9 @@ class Buffer:
 
     def destroy(self):
         """Frees the buffer (collective, as its creation)."""
-        self._combine_buffer = None
         self._b.destroy()
+        self._combine_buffer = None
+        _live.pop(id(self), None)
 
     # ---- helpers -----------------------------------------------------------------------------
     def _stream(self):
@@ -222,11 +253,11 @@ class Buffer:
         if return_recv_hook:
             recv_count, handle = r[1], r[2]
 
-            def hook():
+            def recv():
                 self._b.dispatch_recv(self._stream(), handle)
                 if stats is not None:
                     stats.add_(recv_count)
-            return r + (event, hook)
+            return r + (event, _Hook(recv, (stats,)))
         if stats is not None:
             stats.add_(r[1])
         return r + (event, None)
@@ -286,9 +317,10 @@ class Buffer:
         if use_logfmt or not self._b.combine_fast(x, topk_idx, topk_weights, handle, out, zero_copy, return_recv_hook):
             out = self._combine_checked(x, topk_idx, topk_weights, handle, use_logfmt, zero_copy, return_recv_hook, out)
         if return_recv_hook:
-            def hook():
-                self._b.combine_recv(self._stream(), handle)
-            return out, self._event(async_finish), hook
+            # The receive reads topk_weights and x (where it lies in the heap: read in place by the
+            # peers until this PE's receive) and writes out: the hook keeps them alive
+            return (out, self._event(async_finish),
+                    _Hook(lambda: self._b.combine_recv(self._stream(), handle), (x, topk_weights, out)))
         return out, self._event(async_finish), None
 
     def _combine_checked(self, x, topk_idx, topk_weights, handle, use_logfmt, zero_copy, send_only, out):

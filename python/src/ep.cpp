@@ -45,6 +45,7 @@ struct Torch {
 
 struct PyBuffer {
     std::unique_ptr<ep::Buffer> b;
+    int busy = 0;                     // library calls running with the GIL let go (destroy waits for none)
     ep::Received last{};              // the receive buffers as the last dispatch gave them
     ::py::object last_tuple = ::py::none();  // and as received() made them (the same object while they stay)
     ::py::tuple views;                       // kishmem/ep.py's (recv_x, recv_count, src_info)
@@ -54,6 +55,13 @@ struct PyBuffer {
     ep::Buffer& get() {
         if (!b) raise("kishmem.ep.Buffer: the buffer was destroyed");
         return *b;
+    }
+    // Dropped after kishmem.finalize (a buffer that kishmem.finalize did not see: the heap is gone
+    // with its block, and freeing it now would end the process): nothing left to give back.
+    ~PyBuffer() {
+        int finalized = 0;
+        shmem_query_finalized(&finalized);
+        if (finalized) (void)b.release();
     }
     void check(int rc) {
         if (rc != ep::kOk) raise(get().last_error().empty() ? "kishmem::ep: status " + std::to_string(rc) : get().last_error());
@@ -170,20 +178,30 @@ bool current_stream(const Torch& t, uintptr_t* s) {
     return true;
 }
 
-// A library call f(buffer) -> status, its error raised. The GIL is let go around it where it may
-// wait on the host (the CPU form exchanges within the call); the GPU form only queues kernels and
-// keeps it, as torch's own launches do (the hand-over would cost each call more than the call
-// does without it).
+// f(buffer), the buffer looked up first with the GIL held (a destroyed one raises). The GIL is let
+// go around f where it may wait on the host: always with Gil::release (a synchronization), else on
+// the CPU form (it exchanges within the call); the GPU form's calls only queue kernels and keep it,
+// as torch's own launches do (the hand-over would cost each call more than the call does without
+// it). While the GIL is let go the buffer counts the call as running, so that destroy() from
+// another thread is refused instead of freeing it under the call.
+enum class Gil { keep_on_gpu, release };
 template <class F>
-void run(PyBuffer& self, F&& f) {
+auto call(PyBuffer& self, Gil gil, F&& f) {
     ep::Buffer& b = self.get();
-    int rc;
-    {
-        std::optional<::py::gil_scoped_release> released;
-        if (!b.on_gpu()) released.emplace();
-        rc = f(b);
-    }
-    self.check(rc);
+    struct Busy {
+        int& n;
+        explicit Busy(int& c) : n(c) { ++n; }
+        ~Busy() { --n; }  // (runs after the GIL is taken back: declared before `released`)
+    } busy(self.busy);
+    std::optional<::py::gil_scoped_release> released;
+    if (gil == Gil::release || !b.on_gpu()) released.emplace();
+    return f(b);
+}
+
+// A library call f(buffer) -> status, its error raised.
+template <class F>
+void run(PyBuffer& self, F&& f, Gil gil = Gil::keep_on_gpu) {
+    self.check(call(self, gil, std::forward<F>(f)));
 }
 
 // Launches a dispatch and makes its handle: (recv_x, recv_count, handle) where kishmem/ep.py's views
@@ -255,6 +273,8 @@ void bind_ep(::py::module_& m) {
             return ep::Buffer::bytes_for(config(T, H, K, E, fp8, 0, combine_buffer), npes);
         })
         .def("destroy", [](PyBuffer& self) {
+            if (self.busy)
+                raise("kishmem.ep.Buffer.destroy: a call on this buffer is still running in another thread");
             ::py::gil_scoped_release nogil;
             self.b.reset();
         })
@@ -322,28 +342,14 @@ void bind_ep(::py::module_& m) {
             run(self, [&](ep::Buffer& b) { return b.combine_recv(to_stream(s), &h.h); });
         })
         .def("refuse_dispatch", [](PyBuffer& self, uintptr_t s, const std::string& why) {
-            int rc;
-            {
-                ::py::gil_scoped_release nogil;
-                rc = self.get().refuse_dispatch(to_stream(s), why.c_str());
-            }
-            self.check(rc);
+            run(self, [&](ep::Buffer& b) { return b.refuse_dispatch(to_stream(s), why.c_str()); }, Gil::release);
         })
-        .def("refuse_combine", [](PyBuffer& self, uintptr_t s, const std::string& call, const std::string& why) {
-            int rc;
-            {
-                ::py::gil_scoped_release nogil;
-                rc = self.get().refuse_combine(to_stream(s), call.c_str(), why.c_str());
-            }
-            self.check(rc);
+        .def("refuse_combine", [](PyBuffer& self, uintptr_t s, const std::string& name, const std::string& why) {
+            run(self, [&](ep::Buffer& b) { return b.refuse_combine(to_stream(s), name.c_str(), why.c_str()); }, Gil::release);
         })
         .def("set_kernel_clock", [](PyBuffer& self, bool on) { self.get().set_kernel_clock(on); })
         .def("kernel_times", [](PyBuffer& self) {
-            ep::KernelTimes t;
-            {
-                ::py::gil_scoped_release nogil;
-                t = self.get().kernel_times();
-            }
+            const ep::KernelTimes t = call(self, Gil::release, [](ep::Buffer& b) { return b.kernel_times(); });
             ::py::dict d;
             d["dispatch_us"] = t.dispatch_us;
             d["dispatch_recv_us"] = t.dispatch_recv_us;
@@ -352,12 +358,7 @@ void bind_ep(::py::module_& m) {
             return d;
         })
         .def("check", [](PyBuffer& self, uintptr_t s) {
-            int rc;
-            {
-                ::py::gil_scoped_release nogil;
-                rc = self.get().check(to_stream(s));
-            }
-            self.check(rc);
+            run(self, [&](ep::Buffer& b) { return b.check(to_stream(s)); }, Gil::release);
         });
 
     m.def("select_topk", [](uintptr_t scores, int T, int E, int K, int max_nodes, int epn, uintptr_t idx, uintptr_t w) {

@@ -171,6 +171,20 @@ def test_ep_hook_twice(shmem):
     buf.destroy()
 
 
+def test_ep_destroyed(shmem):
+    """A destroyed buffer's calls raise (the binding looks the buffer up before it lets the GIL
+    go: a crash before), the synchronizing ones and a combine the Python checks refuse among them."""
+    n, buf, x, idx = ep_case(shmem, False)
+    _, _, handle, _, _ = buf.low_latency_dispatch(x, idx, T, 2 * n, use_fp8=False)
+    buf.destroy()
+    for call in (lambda: buf.check(), lambda: buf.kernel_times(), lambda: buf.low_latency_dispatch(x, idx, T, 2 * n),
+                 lambda: buf.low_latency_dispatch(x, idx, T, 2 * n, use_fp8=True),
+                 lambda: buf.low_latency_combine(None, None, None, handle=None)):
+        with pytest.raises(shmem.Error, match=r"kishmem.ep.Buffer: the buffer was destroyed"):
+            call()
+    shmem.barrier_all()
+
+
 def test_ep_create(shmem):
     n = shmem.n_pes()
     with pytest.raises(shmem.Error, match=r"kishmem::ep::Buffer::create: PE \d+: topk = 0 must be in 1..16"):

@@ -22,7 +22,7 @@ def fill(pe, shape, dtype, salt=0):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.int32,
-                                   torch.int64, torch.uint8])
+                                   torch.int64, torch.uint8, torch.bool])
 def test_put_get_ring(shmem, dtype):
     me, n = shmem.my_pe(), shmem.n_pes()
     right, left = (me + 1) % n, (me - 1) % n
