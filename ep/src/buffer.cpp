@@ -17,10 +17,19 @@ int Buffer::fail(int status, const char* call, const char* fmt, ...) {
     va_start(ap, fmt);
     std::vsnprintf(m + n, sizeof m - n, fmt, ap);
     va_end(ap);
-    last_error_ = m;
-    std::fprintf(stderr, "kishmem: %s\n", m);
+    return note_error(status, m);
+}
+
+int Buffer::note_error(int status, const std::string& msg) {
+    last_error_ = msg;
+    last_status_ = status;
+    std::fprintf(stderr, "kishmem: %s\n", msg.c_str());
     std::fflush(stderr);
     return status;
+}
+
+bool Buffer::mine(const Handle* h) const {
+    return h && h->buffer == this && h->num_tokens >= 0 && h->num_tokens <= cfg_.max_tokens_per_pe;
 }
 
 int Buffer::dispatch_blocks(int num_tokens) const { return gpu_ ? GpuPath::send_blocks(*this, num_tokens) : 0; }
@@ -29,19 +38,27 @@ int Buffer::receive_blocks(int num_tokens) const { return gpu_ ? GpuPath::waitin
 template <class Idx>
 int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only,
                          const char* refused) {
-    if (recv_pending_)
-        return fail(kBadOrder, "dispatch", "the previous dispatch (round %llu) was sent with send_only and its "
-                                           "dispatch_recv has not been called", static_cast<unsigned long long>(round_));
-    if (comb_pending_)  // the peers that let this PE read their expert_out wait for its receive: ended as a refused hook
-        return refuse_combine(s, fail(kBadOrder, "dispatch", "the combine of round %llu was sent with send_only and its "
-                                                             "combine_recv has not been called",
-                                      static_cast<unsigned long long>(comb_round_)));
-    ++round_;
-    bool poison = false;
+    // Out of order: refused; the round left open ends as its hook would have ended it, and the
+    // peers are told so that none waits for this PE.
+    if (recv_pending_) {  // the peers wait in this round's combine for this PE's: told (bad input)
+        const int rc = fail(kBadOrder, "dispatch", "the previous dispatch (round %llu) was sent with send_only and its "
+                                                   "dispatch_recv has not been called", static_cast<unsigned long long>(round_));
+        const int done = finish_pending(s);
+        return refuse_combine(s, done != kOk ? done : rc);
+    }
     int rc = kOk;
+    bool poison = false;
+    if (comb_pending_) {  // the peers go on to the next dispatch: this one is refused as bad input, so that they report it
+        rc = fail(kBadOrder, "dispatch", "the combine of round %llu was sent with send_only and its combine_recv has not "
+                                         "been called", static_cast<unsigned long long>(comb_round_));
+        if (const int done = finish_pending(s); done != kOk) return done;
+        poison = true;
+    }
+    ++round_;
     // Bad arguments found here are reported before anything is sent; the peers are told (a
     // flag with the bad-input bit) so that they report it instead of waiting.
-    if (refused) {
+    if (poison) {
+    } else if (refused) {
         rc = fail(kBadArgument, "dispatch", "%s", refused);
         poison = true;
     } else if (!h || !out) {
@@ -67,6 +84,7 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
                     : HostPath::dispatch_send(*this, static_cast<const uint16_t*>(x), idx, i64, poison ? 0 : T, poison);
     if (rc != kOk) return rc;
     if (sent != kOk) return sent;
+    h->buffer = this;
     h->round = round_;
     h->num_tokens = T;
     h->dispatch_received = false;
@@ -105,10 +123,17 @@ int Buffer::refuse_combine(cudaStream_t s, const char* call, const char* why) {
 }
 
 int Buffer::dispatch_recv(cudaStream_t s, Handle* h) {
-    if (!h || h->round != round_ || !recv_pending_)
-        return fail(kBadOrder, "dispatch_recv", "no dispatch of this handle waits for its receive (handle round %llu, "
-                                                "buffer round %llu)", h ? static_cast<unsigned long long>(h->round) : 0ull,
-                    static_cast<unsigned long long>(round_));
+    if (!mine(h) || h->round != round_ || !recv_pending_) {
+        const int rc = fail(kBadOrder, "dispatch_recv", "no dispatch of this handle waits for its receive (handle %s, "
+                                                        "round %llu; buffer round %llu)",
+                            !h ? "null" : mine(h) ? "of this buffer" : "not of this buffer",
+                            h ? static_cast<unsigned long long>(h->round) : 0ull, static_cast<unsigned long long>(round_));
+        if (!recv_pending_) return rc;  // (a hook called twice: nothing waits)
+        // The round's receive is owed and the peers wait in its combine for this PE's: the round
+        // ends here, and they are told (the right hook can no longer be called).
+        const int done = finish_pending(s);
+        return refuse_combine(s, done != kOk ? done : rc);
+    }
     recv_pending_ = false;
     h->dispatch_received = true;
     const long long t0 = clock_begin(kClockDispatchRecv);
@@ -123,6 +148,8 @@ int Buffer::combine(cudaStream_t s, const void* expert_out, const float* w, void
     int rc = kOk;
     if (!h) {
         rc = fail(kBadArgument, "combine", "handle is null");
+    } else if (!mine(h)) {
+        rc = fail(kBadArgument, "combine", "the handle is not one this buffer's dispatch made (num_tokens %d)", h->num_tokens);
     } else if (h->round != round_ || !h->dispatch_received || h->combine_sent) {
         rc = fail(kBadOrder, "combine", "the handle (round %llu) is not that of this buffer's last received dispatch "
                                         "(round %llu), or its combine was already sent",
@@ -143,6 +170,7 @@ int Buffer::combine(cudaStream_t s, const void* expert_out, const float* w, void
     h->combine_sent = true;
     comb_pending_ = true;
     comb_round_ = round_;
+    comb_tokens_ = h->num_tokens;
     out_ = out;
     weights_ = w;
     const long long t0 = clock_begin(kClockCombine);
@@ -160,7 +188,7 @@ int Buffer::combine(cudaStream_t s, const void* expert_out, const float* w, void
 }
 
 int Buffer::combine_recv(cudaStream_t s, Handle* h) {
-    if (!h || h->round != round_ || !h->combine_sent || !comb_pending_)
+    if (!mine(h) || h->round != round_ || !h->combine_sent || !comb_pending_)
         return refuse_combine(s, fail(kBadOrder, "combine_recv", "no combine of this handle waits for its receive (handle "
                                                                  "round %llu, buffer round %llu, combine %s)",
                                       h ? static_cast<unsigned long long>(h->round) : 0ull,
@@ -173,12 +201,25 @@ int Buffer::combine_recv(cudaStream_t s, Handle* h) {
     return rc;
 }
 
-int Buffer::refuse_combine(cudaStream_t s, int status) {
-    if (round_ != 0 && comb_round_ == round_ && comb_pending_ && gpu_) {
-        // The combine went out, its hook is refused: PEs that let this one read their expert_out
-        // in place wait for its acknowledgement.
+int Buffer::finish_pending(cudaStream_t s) {
+    int rc = kOk;
+    if (recv_pending_) {
+        recv_pending_ = false;
+        rc = gpu_ ? GpuPath::dispatch_recv(*this, s) : HostPath::dispatch_recv(*this);
+    } else if (comb_pending_) {
         comb_pending_ = false;
-        const int told = GpuPath::combine_acknowledge(*this, s);
+        rc = gpu_ ? GpuPath::combine_recv(*this, s, weights_, out_, comb_tokens_)
+                  : HostPath::combine_recv(*this, weights_, static_cast<uint16_t*>(out_), comb_tokens_);
+    }
+    return rc;
+}
+
+int Buffer::refuse_combine(cudaStream_t s, int status) {
+    if (round_ != 0 && comb_round_ == round_ && comb_pending_) {
+        // The combine went out, its hook is refused (it can no longer be called): on the GPU, PEs
+        // that let this one read their expert_out in place wait for its acknowledgement.
+        comb_pending_ = false;
+        const int told = gpu_ ? GpuPath::combine_acknowledge(*this, s) : kOk;
         return told != kOk ? told : status;
     }
     if (round_ == 0 || comb_round_ == round_) return status;  // no combine owed: no peer waits for this PE
@@ -189,7 +230,7 @@ int Buffer::refuse_combine(cudaStream_t s, int status) {
 
 int Buffer::check(cudaStream_t s) {
     if (gpu_) return GpuPath::check(*this, s);
-    return last_error_.empty() ? kOk : kPeerError;
+    return last_error_.empty() ? kOk : last_status_;
 }
 
 std::string describe(const ErrorRecord& e, const Layout& l) {

@@ -4,6 +4,7 @@
 //      message naming the PE at fault and why, before anything is allocated;
 //   2. the block is allocated and set up (zeroed, the GPU form started); every PE publishes
 //      whether its part worked, and a PE that failed stops every PE the same way.
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -14,6 +15,8 @@
 
 namespace kishmem::ep {
 namespace {
+
+constexpr int kMaxHidden = 1 << 16;  // channels per token (the widest models have 16-32 K)
 
 const char* const kCall = "kishmem::ep::Buffer::create";
 int g_injected = kPartOk;  // testing::fail_next_create
@@ -60,6 +63,10 @@ std::string invalid_reason(const Config& c, int npes) {
         std::snprintf(m, sizeof m, "num_experts = %d must be a positive multiple of the team size %d", c.num_experts, npes);
     else if (c.num_experts > 4096) std::snprintf(m, sizeof m, "num_experts = %d: at most 4096", c.num_experts);
     else if (c.topk > c.num_experts) std::snprintf(m, sizeof m, "topk = %d is more than num_experts = %d", c.topk, c.num_experts);
+    else if (c.hidden > kMaxHidden) std::snprintf(m, sizeof m, "hidden = %d: at most %d", c.hidden, kMaxHidden);
+    else if (static_cast<long long>(c.num_experts) * c.max_tokens_per_pe > INT_MAX)  // (rows are numbered in int)
+        std::snprintf(m, sizeof m, "max_tokens_per_pe x num_experts = %d x %d receive rows: at most %d", c.max_tokens_per_pe,
+                      c.num_experts, INT_MAX);
     else if (c.format != Format::fp8_e4m3 && c.format != Format::bf16)
         std::snprintf(m, sizeof m, "format = %d is neither bf16 nor fp8_e4m3", static_cast<int>(c.format));
     else if (c.num_sms < 0 || c.num_sms > 1024) std::snprintf(m, sizeof m, "num_sms = %d must be in 0..1024", c.num_sms);

@@ -260,9 +260,7 @@ int GpuPath::check(Buffer& b, cudaStream_t s) {
     if (ce != cudaSuccess) {
         char m[256];
         std::snprintf(m, sizeof m, "kishmem::ep::check: PE %d: the stream failed: %s", shmem_my_pe(), cudaGetErrorString(ce));
-        b.last_error_ = m;
-        std::fprintf(stderr, "kishmem: %s\n", m);
-        return kBadArgument;
+        return b.note_error(kBadArgument, m);
     }
     const auto* e = static_cast<const volatile ErrorRecord*>(b.err_host_);
     if (!e || e->code <= 0) return kOk;
@@ -273,12 +271,8 @@ int GpuPath::check(Buffer& b, cudaStream_t s) {
     copy.from_pe = e->from_pe;
     copy.value = e->value;
     const std::string msg = describe(copy, b.layout_);
-    if (msg != b.last_error_) {
-        b.last_error_ = msg;
-        std::fprintf(stderr, "kishmem: %s\n", msg.c_str());
-        std::fflush(stderr);
-    }
-    return copy.code == kErrPeerBad || copy.code == kErrPeerBadCombine ? kPeerError : kBadArgument;
+    const int status = copy.code == kErrPeerBad || copy.code == kErrPeerBadCombine ? kPeerError : kBadArgument;
+    return msg != b.last_error_ ? b.note_error(status, msg) : status;
 }
 
 }  // namespace kishmem::ep

@@ -104,11 +104,7 @@ int HostPath::dispatch_send(Buffer& b, const uint16_t* x, const void* idx, bool 
     std::string err;
     const int rc = idx64 ? send(b, l, v, x, static_cast<const int64_t*>(idx), T, poison, &err)
                          : send(b, l, v, x, static_cast<const int32_t*>(idx), T, poison, &err);
-    if (!err.empty()) {
-        b.last_error_ = err;
-        std::fprintf(stderr, "kishmem: %s\n", err.c_str());
-        std::fflush(stderr);
-    }
+    if (!err.empty()) b.note_error(rc, err);
     return rc;
 }
 
@@ -117,10 +113,7 @@ int HostPath::report_peer(Buffer& b, int code, int from_pe, uint64_t round) {
     e.code = code;
     e.from_pe = from_pe;
     e.value = static_cast<long long>(round);
-    b.last_error_ = describe(e, b.layout_);
-    std::fprintf(stderr, "kishmem: %s\n", b.last_error_.c_str());
-    std::fflush(stderr);
-    return kPeerError;
+    return b.note_error(kPeerError, describe(e, b.layout_));
 }
 
 int HostPath::dispatch_recv(Buffer& b) {

@@ -78,7 +78,7 @@ struct GpuPath {
 
 // select_topk's argument checks (both forms; kOk, or kBadArgument after the message) and its
 // messages: one line "kishmem: kishmem::ep::CALL: PE n: WHAT" on stderr, flushed (topk.cpp).
-int topk_args_bad(const char* call, int T, int E, int K, int max_nodes, int epn);
+int topk_args_bad(const char* call, int T, int E, int K, int max_nodes, int epn, const void* scores, const void* idx);
 void topk_report(const char* call, const char* what);
 
 // Message text for an error record (the call, this PE and the value).

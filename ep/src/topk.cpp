@@ -17,9 +17,10 @@ void topk_report(const char* call, const char* what) {
     std::fflush(stderr);
 }
 
-int topk_args_bad(const char* call, int T, int E, int K, int max_nodes, int epn) {
+int topk_args_bad(const char* call, int T, int E, int K, int max_nodes, int epn, const void* scores, const void* idx) {
     char m[256] = "";
     if (T < 0) std::snprintf(m, sizeof m, "T = %d is negative", T);
+    else if (T > 0 && (!scores || !idx)) std::snprintf(m, sizeof m, "%s is null with T = %d", scores ? "idx" : "scores", T);
     else if (E < 1) std::snprintf(m, sizeof m, "E = %d must be at least 1", E);
     else if (epn < 1 || E % epn) std::snprintf(m, sizeof m, "experts_per_node = %d does not divide E = %d", epn, E);
     else if (max_nodes < 1 || max_nodes > kMaxTopkNodes) std::snprintf(m, sizeof m, "max_nodes = %d must be in 1..%d", max_nodes, kMaxTopkNodes);
@@ -64,7 +65,7 @@ private:
 }  // namespace
 
 int select_topk(const float* scores, int T, int E, int K, int max_nodes, int epn, int32_t* idx, float* weights) {
-    if (const int rc = topk_args_bad("select_topk", T, E, K, max_nodes, epn)) return rc;
+    if (const int rc = topk_args_bad("select_topk", T, E, K, max_nodes, epn, scores, idx)) return rc;
     const NearestFloatEnv env;
     for (int t = 0; t < T; ++t)
         select_row(scores + static_cast<size_t>(t) * E, E, K, max_nodes, epn, idx + static_cast<size_t>(t) * K,

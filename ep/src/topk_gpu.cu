@@ -22,7 +22,7 @@ const kishmem::device::PreloadKernels<select_topk_kernel> g_preload;
 
 int select_topk_gpu(cudaStream_t stream, const float* scores, int T, int E, int K, int max_nodes, int epn, int32_t* idx,
                     float* weights) {
-    if (const int rc = topk_args_bad("select_topk_gpu", T, E, K, max_nodes, epn)) return rc;
+    if (const int rc = topk_args_bad("select_topk_gpu", T, E, K, max_nodes, epn, scores, idx)) return rc;
     if (T == 0) return kOk;
     select_topk_kernel<<<(T + 127) / 128, 128, 0, stream>>>(scores, T, E, K, max_nodes, epn, idx, weights);
     const cudaError_t e = cudaGetLastError();

@@ -2,7 +2,8 @@
 // int64, with and without the hooks) with device inputs, checked by the same host computation;
 // then dispatch + experts + combine captured into a CUDA graph and replayed 3 times (each replay
 // checked); then a bad top-k index and a bad combine, each reported on the PE that passed it and
-// as a peer error on the others.
+// as a peer error on the others; then two calls out of order (a dispatch before a hook is called),
+// refused on the PE that made them and reported by the others' next receive.
 #include <cuda_runtime.h>
 
 #include "../gpu/gpu_check.h"  // CK, GPU_TEST_INIT
@@ -160,6 +161,59 @@ int bad_input(cudaStream_t st, bool combine) {
     return bad;
 }
 
+// Calls out of order on the last PE, refused (kBadOrder): the round they left open ends as its
+// hook would have ended it, and the peers are told. recv: a second dispatch before the first's
+// hook (every PE dispatched with send_only; the others' combine reports the last PE); else a
+// dispatch before the hook of a send_only combine (the others' next dispatch reports it).
+int bad_order(cudaStream_t st, bool recv) {
+    const int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
+    const Config c = eptest::config(eptest::Shape{8, 256, 2, 2 * npes, npes}, Format::fp8_e4m3);
+    auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
+    if (!b) {
+        std::fprintf(stderr, "FAIL: PE %d: Buffer::create for the bad-order test failed\n", me);
+        return 1;
+    }
+    std::vector<int32_t> idx(16);
+    for (int i = 0; i < 16; ++i) idx[i] = i % 2 ? 0 : 1;
+    void *x, *ip, *eo, *w, *out;
+    CK(cudaMalloc(&x, 8 * 256 * 2));
+    CK(cudaMemset(x, 0, 8 * 256 * 2));
+    CK(cudaMalloc(&ip, 16 * 4));
+    CK(cudaMemcpy(ip, idx.data(), 64, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&eo, static_cast<size_t>(b->layout().L) * b->layout().R * 256 * 2));
+    CK(cudaMalloc(&w, 16 * 4));
+    CK(cudaMemset(w, 0, 16 * 4));
+    CK(cudaMalloc(&out, 8 * 256 * 2));
+    const auto* i32 = static_cast<const int32_t*>(ip);
+    const auto* wf = static_cast<const float*>(w);
+    Received rv;
+    Handle h, h2;
+    int rc = b->dispatch(st, x, i32, 8, &rv, &h, recv);
+    if (rc == kOk && recv) {
+        if (me == last) rc = b->dispatch(st, x, i32, 8, &rv, &h2);
+        else if ((rc = b->dispatch_recv(st, &h)) == kOk && (rc = b->combine(st, eo, wf, out, &h)) == kOk) rc = b->check(st);
+    } else if (rc == kOk && (rc = b->combine(st, eo, wf, out, &h, true)) == kOk) {
+        if (me == last) rc = b->dispatch(st, x, i32, 8, &rv, &h2);
+        else if ((rc = b->combine_recv(st, &h)) == kOk && (rc = b->dispatch(st, x, i32, 8, &rv, &h2)) == kOk) rc = b->check(st);
+    }
+    char want[200];
+    if (me != last)
+        std::snprintf(want, sizeof want, "kishmem::ep::%s: PE %d: PE %d reported bad input in round %d",
+                      recv ? "combine_recv" : "dispatch_recv", me, last, recv ? 1 : 2);
+    else
+        std::snprintf(want, sizeof want, "kishmem::ep::dispatch: PE %d: %s", me,
+                      recv ? "the previous dispatch (round 1) was sent with send_only" : "the combine of round 1 was sent with send_only");
+    const int bad = rc != (me == last ? kBadOrder : kPeerError) || b->last_error().find(want) != 0;
+    if (bad)
+        std::fprintf(stderr, "FAIL: PE %d: bad order (%s): status %d, message '%s', expected '%s...'\n", me,
+                     recv ? "dispatch before its hook" : "dispatch before the combine's hook", rc, b->last_error().c_str(), want);
+    CK(cudaStreamSynchronize(st));
+    shmem_barrier_all();
+    b.reset();
+    for (void* p : {x, ip, eo, w, out}) cudaFree(p);
+    return bad;
+}
+
 }  // namespace
 
 int main() {
@@ -217,7 +271,7 @@ int main() {
         else cudaFree(heap_eo);
         cudaFree(d.out);
     }
-    if (bad_input(st, false) || bad_input(st, true)) shmem_global_exit(1);
+    if (bad_input(st, false) || bad_input(st, true) || bad_order(st, true) || bad_order(st, false)) shmem_global_exit(1);
     shmem_barrier_all();
     if (me == 0) std::printf("PASS ep_gpu on %d PEs\n", npes);
     shmem_finalize();

@@ -25,9 +25,10 @@ namespace kishmem::ep {
 
 struct Config {
     int max_tokens_per_pe = 128;  // T: most tokens one PE dispatches per call
-    int hidden = 7168;            // H: a multiple of 128 for FP8, of 8 for bf16
+    int hidden = 7168;            // H: a multiple of 128 for FP8, of 8 for bf16; at most 65536
     int topk = 8;                 // K: entries per token (1..16)
-    int num_experts = 0;          // E: a multiple of the team size; expert e lives on team rank e / (E / npes)
+    int num_experts = 0;          // E: a multiple of the team size; expert e lives on team rank e / (E / npes);
+                                  // at most 4096, and T x E at most 2^31 - 1
     Format format = Format::fp8_e4m3;  // what dispatch sends: FP8 E4M3 + one float scale per 128 channels, or bf16
     int num_sms = 0;              // GPU: blocks of the send kernels (0: min(T, 128)); CPU form: unused
     bool combine_buffer = false;  // the buffer also holds an expert_out of its own (Buffer::combine_buffer)
@@ -55,6 +56,7 @@ struct Received {
 
 // One round's state between dispatch and combine (host side only: nothing is read back).
 struct Handle {
+    const void* buffer = nullptr;  // the Buffer whose dispatch made it (a handle works with that buffer only)
     uint64_t round = 0;    // this buffer's dispatch round (1, 2, ...)
     int num_tokens = 0;    // T of the dispatch
     bool dispatch_received = false;
@@ -155,6 +157,15 @@ private:
     int dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only,
                      const char* refused = nullptr);
     int fail(int status, const char* call, const char* fmt, ...);
+    // An error this PE found or was told of: kept (last_error, and check's status on the CPU
+    // form) and printed once; returns status.
+    int note_error(int status, const std::string& msg);
+    // Whether h is a handle of this buffer's dispatch with a token count it could have had.
+    bool mine(const Handle* h) const;
+    // A call refused while a send_only call's hook is owed: the hook's work, done here (the
+    // receive; out written), so that every peer's part of that round has arrived and none is
+    // still in it or an earlier one when the peers are told of the refusal.
+    int finish_pending(cudaStream_t s);
     // A bad call of combine or combine_recv: where this PE owes the round's combine, its peers
     // get a combine flag with the bad-input bit instead (they report it); returns status.
     int refuse_combine(cudaStream_t s, int status);
@@ -176,11 +187,13 @@ private:
     bool recv_pending_ = false;  // a send_only dispatch waits for its dispatch_recv
     bool comb_pending_ = false;
     uint64_t comb_round_ = 0;    // the dispatch round whose combine this PE sent (or refused)
+    int comb_tokens_ = 0;        // that combine's num_tokens (for its receive)
     void* err_ = nullptr;        // GPU: host-mapped error record the kernels fill (device address)
     void* err_host_ = nullptr;   // its host address
     void* out_ = nullptr;        // combine's out and topk_weights, kept for combine_recv
     const float* weights_ = nullptr;
     std::string last_error_;
+    int last_status_ = 0;        // the status of the error last_error_ tells
     bool clock_on_ = false;
     bool clock_ran_[kClockCalls] = {};       // the last call of each kind ran with the clock on
     double clock_host_us_[kClockCalls] = {};  // CPU form: its duration (-1: failed before its work)
