@@ -115,49 +115,64 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
     return bad;
 }
 
+// The bad-call tests' buffer (8 tokens, hidden 256, top-2, FP8) and one round's device memory:
+// x (zeros), topk_idx (experts 1 and 0 of every token; idx_at_last changes entry [2][1] on the
+// last PE when not -1), expert outputs, weights (zeros), out. Freed on destruction.
+struct SmallRound {
+    std::unique_ptr<Buffer> b;
+    void *x = nullptr, *ip = nullptr, *eo = nullptr, *w = nullptr, *out = nullptr;
+    SmallRound(const char* what, int idx_at_last) {
+        const int me = shmem_my_pe(), npes = shmem_n_pes();
+        b = Buffer::create(SHMEM_TEAM_WORLD, eptest::config(eptest::Shape{8, 256, 2, 2 * npes, npes}, Format::fp8_e4m3));
+        if (!b) {
+            std::fprintf(stderr, "FAIL: PE %d: Buffer::create for the %s test failed\n", me, what);
+            return;
+        }
+        std::vector<int32_t> idx(16);
+        for (int i = 0; i < 16; ++i) idx[i] = i % 2 ? 0 : 1;
+        if (me == npes - 1 && idx_at_last != -1) idx[2 * 2 + 1] = idx_at_last;
+        CK(cudaMalloc(&x, 8 * 256 * 2));
+        CK(cudaMemset(x, 0, 8 * 256 * 2));
+        CK(cudaMalloc(&ip, 16 * 4));
+        CK(cudaMemcpy(ip, idx.data(), 64, cudaMemcpyHostToDevice));
+        CK(cudaMalloc(&eo, static_cast<size_t>(b->layout().L) * b->layout().R * 256 * 2));
+        CK(cudaMalloc(&w, 16 * 4));
+        CK(cudaMemset(w, 0, 16 * 4));
+        CK(cudaMalloc(&out, 8 * 256 * 2));
+    }
+    ~SmallRound() {
+        for (void* p : {x, ip, eo, w, out}) cudaFree(p);
+    }
+    const int32_t* idx() const { return static_cast<const int32_t*>(ip); }
+    const float* weights() const { return static_cast<const float*>(w); }
+};
+
 // Bad input on the last PE, nothing sent: a top-k index out of range (combine == false), or, after
 // a good dispatch, a combine whose out is host memory (combine == true; the peers' receive
 // kernel must find the bad-input bit in the last PE's comb_flag). The last PE's call (or
 // check()) names the call, the PE and the value; every other PE's check() names the last PE.
 int bad_input(cudaStream_t st, bool combine) {
     const int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
-    const Config c = eptest::config(eptest::Shape{8, 256, 2, 2 * npes, npes}, Format::fp8_e4m3);
-    auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
-    if (!b) {
-        std::fprintf(stderr, "FAIL: PE %d: Buffer::create for the bad-%s test failed\n", me, combine ? "combine" : "index");
-        return 1;
-    }
-    std::vector<int32_t> idx(16);
-    for (int i = 0; i < 16; ++i) idx[i] = i % 2 ? 0 : 1;
-    if (me == last && !combine) idx[2 * 2 + 1] = c.num_experts;
-    void *x, *ip, *eo, *w, *out;
+    SmallRound t(combine ? "bad-combine" : "bad-index", combine ? -1 : 2 * npes);  // (2 * npes: num_experts)
+    if (!t.b) return 1;
+    Buffer* b = t.b.get();
     std::vector<uint16_t> host_out(8 * 256);
-    CK(cudaMalloc(&x, 8 * 256 * 2));
-    CK(cudaMemset(x, 0, 8 * 256 * 2));
-    CK(cudaMalloc(&ip, 16 * 4));
-    CK(cudaMemcpy(ip, idx.data(), 64, cudaMemcpyHostToDevice));
-    CK(cudaMalloc(&eo, static_cast<size_t>(b->layout().L) * b->layout().R * 256 * 2));
-    CK(cudaMalloc(&w, 16 * 4));
-    CK(cudaMemset(w, 0, 16 * 4));
-    CK(cudaMalloc(&out, 8 * 256 * 2));
     Received rv;
     Handle h;
-    int rc = b->dispatch(st, x, static_cast<const int32_t*>(ip), 8, &rv, &h);
+    int rc = b->dispatch(st, t.x, t.idx(), 8, &rv, &h);
     if (!combine) rc = b->check(st);
-    else if (rc == kOk) rc = b->combine(st, eo, static_cast<const float*>(w), me == last ? host_out.data() : out, &h);
+    else if (rc == kOk) rc = b->combine(st, t.eo, t.weights(), me == last ? host_out.data() : t.out, &h);
     if (combine && me != last && rc == kOk) rc = b->check(st);
     char want[160];
     if (me != last) std::snprintf(want, sizeof want, "kishmem::ep::%s: PE %d: PE %d reported bad input", combine ? "combine_recv" : "dispatch_recv", me, last);
     else if (combine) std::snprintf(want, sizeof want, "kishmem::ep::combine: PE %d: out = %p is not GPU memory", me, static_cast<void*>(host_out.data()));
-    else std::snprintf(want, sizeof want, "kishmem::ep::dispatch: PE %d: topk_idx[2][1] = %d is not an expert", me, c.num_experts);
+    else std::snprintf(want, sizeof want, "kishmem::ep::dispatch: PE %d: topk_idx[2][1] = %d is not an expert", me, 2 * npes);
     const int bad = rc != (me == last ? kBadArgument : kPeerError) || b->last_error().find(want) != 0;
     if (bad)
         std::fprintf(stderr, "FAIL: PE %d: bad %s: status %d, message '%s', expected '%s...'\n", me, combine ? "combine" : "index",
                      rc, b->last_error().c_str(), want);
     CK(cudaStreamSynchronize(st));
     shmem_barrier_all();
-    b.reset();
-    for (void* p : {x, ip, eo, w, out}) cudaFree(p);
     return bad;
 }
 
@@ -167,25 +182,12 @@ int bad_input(cudaStream_t st, bool combine) {
 // dispatch before the hook of a send_only combine (the others' next dispatch reports it).
 int bad_order(cudaStream_t st, bool recv) {
     const int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
-    const Config c = eptest::config(eptest::Shape{8, 256, 2, 2 * npes, npes}, Format::fp8_e4m3);
-    auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
-    if (!b) {
-        std::fprintf(stderr, "FAIL: PE %d: Buffer::create for the bad-order test failed\n", me);
-        return 1;
-    }
-    std::vector<int32_t> idx(16);
-    for (int i = 0; i < 16; ++i) idx[i] = i % 2 ? 0 : 1;
-    void *x, *ip, *eo, *w, *out;
-    CK(cudaMalloc(&x, 8 * 256 * 2));
-    CK(cudaMemset(x, 0, 8 * 256 * 2));
-    CK(cudaMalloc(&ip, 16 * 4));
-    CK(cudaMemcpy(ip, idx.data(), 64, cudaMemcpyHostToDevice));
-    CK(cudaMalloc(&eo, static_cast<size_t>(b->layout().L) * b->layout().R * 256 * 2));
-    CK(cudaMalloc(&w, 16 * 4));
-    CK(cudaMemset(w, 0, 16 * 4));
-    CK(cudaMalloc(&out, 8 * 256 * 2));
-    const auto* i32 = static_cast<const int32_t*>(ip);
-    const auto* wf = static_cast<const float*>(w);
+    SmallRound t("bad-order", -1);
+    if (!t.b) return 1;
+    Buffer* b = t.b.get();
+    void *x = t.x, *eo = t.eo, *out = t.out;
+    const int32_t* i32 = t.idx();
+    const float* wf = t.weights();
     Received rv;
     Handle h, h2;
     int rc = b->dispatch(st, x, i32, 8, &rv, &h, recv);
@@ -209,8 +211,6 @@ int bad_order(cudaStream_t st, bool recv) {
                      recv ? "dispatch before its hook" : "dispatch before the combine's hook", rc, b->last_error().c_str(), want);
     CK(cudaStreamSynchronize(st));
     shmem_barrier_all();
-    b.reset();
-    for (void* p : {x, ip, eo, w, out}) cudaFree(p);
     return bad;
 }
 
