@@ -20,7 +20,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 case $mode in
 c)
-    build="$cc -std=c11 -Wall -Wextra -Werror $incs $src -o $out -L$libdir -lkishmem -Wl,-rpath,$libdir"
+    build="$cc -std=c11 -Wall -Wextra -pedantic -Werror $incs $src -o $out -L$libdir -lkishmem -Wl,-rpath,$libdir"
     pre="$cc -std=c11 -E -dM $incs"
     ext=c
     system='#include <stddef.h>
@@ -28,7 +28,7 @@ c)
 #include <string.h>'
     ;;
 c++)
-    build="$cc -std=c++17 -Wall -Wextra -Werror -x c++ $incs $src -o $out -L$libdir -lkishmem -Wl,-rpath,$libdir"
+    build="$cc -std=c++17 -Wall -Wextra -pedantic -Werror -x c++ $incs $src -o $out -L$libdir -lkishmem -Wl,-rpath,$libdir"
     pre="$cc -std=c++17 -E -dM -x c++ $incs"
     ext=cpp
     system='#include <stddef.h>

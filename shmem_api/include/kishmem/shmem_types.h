@@ -62,10 +62,13 @@
     D(void, PUT, P *dest, const P *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) \
     D(void, GET, P *dest, const P *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 
-/* Complex types for sum/prod reductions: C's _Complex; g++/clang++ accept __complex__. */
+/* Complex types for sum/prod reductions: C's _Complex; in C++ the GNU __complex__, declared
+ * under __extension__ so that -pedantic builds (g++, clang++) stay quiet. */
 #ifdef __cplusplus
-#define KISHMEM_COMPLEXF __complex__ float
-#define KISHMEM_COMPLEXD __complex__ double
+__extension__ typedef __complex__ float kishmem_complexf_t;
+__extension__ typedef __complex__ double kishmem_complexd_t;
+#define KISHMEM_COMPLEXF kishmem_complexf_t
+#define KISHMEM_COMPLEXD kishmem_complexd_t
 #else
 #define KISHMEM_COMPLEXF float _Complex
 #define KISHMEM_COMPLEXD double _Complex
