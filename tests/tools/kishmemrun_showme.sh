@@ -86,6 +86,13 @@ check "runs mpirun" 0 "FAKE-mpirun [-np] [2] [--] [./prog] [a b]" both -- -np 2 
 # Mistakes: a clear message, exit 2, nothing run.
 check "unknown option without --" 2 "kishmemrun: '--bind-to' is not a kishmemrun option; launcher options must be ended by '--'*" \
   both -- -np 2 --bind-to none ./prog
+# A `--` among the program's own arguments is the program's: the launcher options before the
+# program (a path to an executable file) still need their own.
+printf '#!/bin/bash\n' >"$work/prog" && chmod +x "$work/prog"
+check "-- in the program's arguments" 2 "kishmemrun: '--bind-to' is not a kishmemrun option; launcher options must be ended by '--'*" \
+  both -- -np 2 --bind-to none "$work/prog" -n 1 -- x
+check "-- in the program's arguments, none before" 0 "FAKE-mpirun [-np] [2] [--] [$work/prog] [-n] [1] [--] [x]" \
+  both -- -np 2 "$work/prog" -n 1 -- x
 check "bad -np" 2 "kishmemrun: -np needs a positive integer, got 'x'" both -- -np x ./prog
 check "-np without value" 2 "kishmemrun: -np needs a value" both -- -np
 check "no program" 2 "kishmemrun: no program given*" both -- -np 2

@@ -167,6 +167,17 @@ if ! "$cxx" -Wall -Werror -x c++ "$work/one.c" -o "$work/one_cxx" 2>"$work/err";
 else
   echo "ok   kishmemc++ compile and link"
 fi
+# -static links nothing: one clear line and exit 2 (a static libkishmem does not exist); with -c
+# it only compiles, as usual.
+got=$("$cc" -static "$work/one.o" -o "$work/one_static" 2>&1); rc=$?
+if (( rc == 2 )) && [[ $got == "kishmemcc: -static: kishmem is a shared library only"* ]]; then
+  echo "ok   -static refused: $got"
+else
+  echo "FAIL -static (exit $rc): $got"; failures=$((failures + 1))
+fi
+if ! "$cc" -static -c "$work/one.c" -o "$work/one_static.o" 2>"$work/err"; then
+  echo "FAIL kishmemcc -static -c: $(cat "$work/err")"; failures=$((failures + 1))
+fi
 
 if (( failures )); then
   echo "$failures check(s) failed"
