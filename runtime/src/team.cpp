@@ -141,7 +141,8 @@ static inline bool is_ctx(const kishmem_ctx* c) { return c == &kishmem_ctx_defau
 bool team_known(const kishmem_team* t) { return is_team(t); }
 bool team_valid(const kishmem_team* t) { return is_team(t) && t->live; }
 
-kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, int num_contexts, const char* call) {
+kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, int num_contexts, const char* call,
+                             bool* full) {
     State& s = state();
     // Agree on a free team region (OR of every member's used set) and on the arguments.
     uint64_t key = 1469598103934665603ull;
@@ -159,9 +160,10 @@ kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, 
             slot = b;
             break;
         }
-    if (slot < 0) {
+    if (slot < 0) {  // (every PE of the parent finds the same: the set is agreed)
         warn(call, "no team can be made: %d teams are live on some PE of the parent team (the limit); destroy "
                    "teams that are no longer used", kMaxTeams);
+        if (full) *full = true;
         return nullptr;
     }
     std::vector<int> members;
@@ -174,11 +176,11 @@ kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& idx, 
 }
 
 kishmem_team* team_split_strided(kishmem_team* parent, int start, int stride, int size, int num_contexts,
-                                 const char* call) {
+                                 const char* call, bool* full) {
     std::vector<int> idx;
     idx.reserve(size);
     for (int i = 0; i < size; ++i) idx.push_back(start + i * stride);
-    return team_from_list(parent, idx, num_contexts, call);
+    return team_from_list(parent, idx, num_contexts, call, full);
 }
 
 void team_destroy(kishmem_team* t) {

@@ -29,7 +29,12 @@ K_ALIAS(int, team_my_pe, shmem_team_t team)
 K_ALIAS(int, team_n_pes, shmem_team_t team)
 
 int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t* config) {
-    if (!team_given("shmem_team_get_config", team) || !config) return -1;
+    if (!team_given("shmem_team_get_config", team)) return -1;
+    if (mask == 0) return 0;  // the spec: no action, config may be null
+    if (!config) {
+        warn("shmem_team_get_config", "config is null with config_mask %#lx", mask);
+        return -1;
+    }
     if (mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = team->num_contexts;
     return 0;
 }
@@ -56,8 +61,9 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
         rt::team_from_list(p, {}, 0, call);
         return -1;
     }
-    *new_team = rt::team_split_strided(p, start, stride, size, config_contexts(config, mask), call);
-    return 0;
+    bool full = false;  // (no team slot left: nonzero on every PE of the parent, as the spec asks)
+    *new_team = rt::team_split_strided(p, start, stride, size, config_contexts(config, mask), call, &full);
+    return full ? -1 : 0;
 }
 
 int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t* xconf, long xmask,
@@ -76,19 +82,28 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
     const int rows = (n + xrange - 1) / xrange;
     // Every PE makes every row team and every column team in the same order, so the parent's
     // agreements pair up; each PE keeps the ones it belongs to.
+    bool full = false;  // some team could not be made (the same on every PE: each agreement is)
     for (int r = 0; r < rows; ++r) {
         std::vector<int> idx;
         for (int c = 0; c < xrange && r * xrange + c < n; ++c) idx.push_back(r * xrange + c);
-        kishmem_team* t = rt::team_from_list(p, idx, config_contexts(xconf, xmask), call);
+        kishmem_team* t = rt::team_from_list(p, idx, config_contexts(xconf, xmask), call, &full);
         if (r == row) *xteam = t;
     }
     for (int c = 0; c < xrange; ++c) {
         std::vector<int> idx;
         for (int r = 0; r < rows && r * xrange + c < n; ++r) idx.push_back(r * xrange + c);
-        kishmem_team* t = rt::team_from_list(p, idx, config_contexts(yconf, ymask), call);
+        kishmem_team* t = rt::team_from_list(p, idx, config_contexts(yconf, ymask), call, &full);
         if (c == col) *yteam = t;
     }
-    return (*xteam && *yteam) ? 0 : -1;
+    if (!full) return 0;
+    // The spec: if any team cannot be made, both handles are SHMEM_TEAM_INVALID on every PE;
+    // the teams that were made go again (each by all of its members, which all get here).
+    for (shmem_team_t* t : {xteam, yteam})
+        if (*t != SHMEM_TEAM_INVALID) {
+            rt::team_destroy(*t);
+            *t = SHMEM_TEAM_INVALID;
+        }
+    return -1;
 }
 
 void shmem_team_destroy(shmem_team_t team) {

@@ -237,6 +237,41 @@ static void churn(void) {
     shmem_barrier_all();
 }
 
+/* When no team can be made any more (every team slot taken): shmem_team_split_strided returns
+ * nonzero with SHMEM_TEAM_INVALID on every PE; shmem_team_split_2d, if any of its teams cannot be
+ * made, returns nonzero with both handles SHMEM_TEAM_INVALID on every PE and keeps none of the
+ * teams it made (the spec's words for both). */
+static void limit(void) {
+    enum { kMost = 200 };
+    static shmem_team_t made[kMost];
+    int n = 0, rc = 0;
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    while (n < kMost) {
+        rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t);
+        if (rc != 0) break;
+        CHECK(t != SHMEM_TEAM_INVALID, "limit: split %d returned 0 without a team", n);
+        made[n++] = t;
+    }
+    CHECK(rc != 0 && n > 0 && n < kMost, "limit: %d splits before one failed (rc %d)", n, rc);
+    CHECK(t == SHMEM_TEAM_INVALID, "limit: the failed split gave a team");
+    shmem_team_destroy(made[--n]); /* one slot free: split_2d needs more than one team */
+    shmem_team_t x = SHMEM_TEAM_WORLD, y = SHMEM_TEAM_WORLD;
+    if (npes > 1) {
+        rc = shmem_team_split_2d(SHMEM_TEAM_WORLD, 1, NULL, 0, &x, NULL, 0, &y);
+        CHECK(rc != 0 && x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID,
+              "limit: split_2d with one free slot: rc %d, x %s, y %s", rc, x == SHMEM_TEAM_INVALID ? "invalid" : "a team",
+              y == SHMEM_TEAM_INVALID ? "invalid" : "a team");
+    }
+    /* the slot is free again (split_2d kept nothing): one more world team fits */
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t) == 0 && t != SHMEM_TEAM_INVALID,
+          "limit: no team after split_2d gave its teams back");
+    made[n++] = t;
+    while (n > 0) shmem_team_destroy(made[--n]);
+    shmem_team_config_t *none = NULL;
+    CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, 0, none) == 0, "get_config(WORLD, mask 0, NULL) must be 0");
+    shmem_barrier_all();
+}
+
 int main(void) {
     shmem_init();
     me = shmem_my_pe();
@@ -249,6 +284,7 @@ int main(void) {
     nested();
     split2d();
     churn();
+    limit();
 
     shmem_free(scratch);
     mp_pass("api_teams");

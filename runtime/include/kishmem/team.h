@@ -42,12 +42,13 @@ kishmem_team* team_world();
 kishmem_team* team_shared();
 
 // Collective over `parent`: the new team, or nullptr for PEs not in it (and on exhaustion, when
-// every member gets nullptr and a warning).  start/stride/size are parent-relative.
+// every PE of the parent gets nullptr, a warning and *full = true).  start/stride/size are
+// parent-relative.
 kishmem_team* team_split_strided(kishmem_team* parent, int start, int stride, int size, int num_contexts,
-                                 const char* call);
+                                 const char* call, bool* full = nullptr);
 // Collective over `parent`: a team of the given parent indices (in team order, the same on every caller).
 kishmem_team* team_from_list(kishmem_team* parent, const std::vector<int>& parent_indices, int num_contexts,
-                             const char* call);
+                             const char* call, bool* full = nullptr);
 void team_destroy(kishmem_team* t);
 void team_sync(kishmem_team* t, const char* call);
 // A handle is known when it is one the runtime handed out (a predefined team, or one made and
