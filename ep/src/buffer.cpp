@@ -58,6 +58,7 @@ int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, R
     // Bad arguments found here are reported before anything is sent; the peers are told (a
     // flag with the bad-input bit) so that they report it instead of waiting.
     if (poison) {
+        // (refused above: this round goes out as bad input)
     } else if (refused) {
         rc = fail(kBadArgument, "dispatch", "%s", refused);
         poison = true;

@@ -257,7 +257,7 @@ class Buffer:
                 self._b.dispatch_recv(self._stream(), handle)
                 if stats is not None:
                     stats.add_(recv_count)
-            return r + (event, _Hook(recv, (stats,)))
+            return r + (event, _Hook(recv, ()))
         if stats is not None:
             stats.add_(r[1])
         return r + (event, None)
