@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-#include "row_check.h"
+#include "../src/row_check.h"
 
 using kishmem::ep::first_bad_in_row;
 

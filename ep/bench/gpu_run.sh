@@ -60,7 +60,7 @@ if [[ $mode == profile ]]; then
   # bytes; what each CUDA call of a call's host path costs; what ordering data before a flag costs;
   # dispatch's first phase (ranks, reservation, check) done four ways.
   for b in reduce_bw host_cost signal_cost entry_cost; do
-    if nvcc -O3 -arch=sm_90 -std=c++17 -Iep/src -Idevice/include "ep/bench/$b.cu" -lcuda -o "$T/$b" > "$RES/$b.txt" 2>&1; then
+    if nvcc -O3 -arch=sm_90 -std=c++17 -Idevice/include "ep/bench/$b.cu" -lcuda -o "$T/$b" > "$RES/$b.txt" 2>&1; then
       "$T/$b" >> "$RES/$b.txt" 2>&1 || fails=$((fails + 1))
     else fails=$((fails + 1)); fi
     cat "$RES/$b.txt"
