@@ -264,7 +264,11 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
     const int my_index = index_of[shmem_my_pe()];
 
     // 1. Within each communicator: its members as parent PE numbers, in rank order.  A group is
-    //    named by its lowest parent PE number (-1: no communicator, -2: not usable).
+    //    named by its lowest parent PE number (-1: no communicator, -2: not usable).  Worked out
+    //    here alone (PE numbers are the ranks of the base communicator: the groups translate
+    //    them), not by a collective over `comm`: a member that passed another communicator, or
+    //    a process of `comm` outside the parent, would leave such a collective waiting for ever;
+    //    step 2 finds both and every PE returns non-zero.
     int info[3] = {-1, -1, 0};  // group, rank in it, its size
     if (comm != MPI_COMM_NULL) {
         int inter = 0, rank = 0, size = 0;
@@ -275,13 +279,21 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
         } else {
             MPI_Comm_rank(comm, &rank);
             MPI_Comm_size(comm, &size);
-            std::vector<int> pes(size);
-            int me = shmem_my_pe();
-            if (allgather_ints(call, &me, 1, pes.data(), comm, "the communicator") == MPI_SUCCESS) {
+            std::vector<int> ranks(size), pes(size, MPI_UNDEFINED);
+            for (int r = 0; r < size; ++r) ranks[r] = r;
+            MPI_Group cg = MPI_GROUP_NULL, bg = MPI_GROUP_NULL;
+            int rc = MPI_Comm_group(comm, &cg);
+            if (rc == MPI_SUCCESS) rc = MPI_Comm_group(base_comm(call), &bg);
+            if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(cg, size, ranks.data(), bg, pes.data());
+            for (MPI_Group* g : {&cg, &bg})
+                if (*g != MPI_GROUP_NULL) MPI_Group_free(g);
+            if (rc != MPI_SUCCESS) {
+                say(call, "the communicator's processes could not be matched with PEs: %s", mpi_ext::mpi_error_text(rc));
+            } else {
                 int low = np;
                 bool ok = true;
                 for (int pe : pes) {
-                    int idx = pe >= 0 && pe < shmem_n_pes() ? index_of[pe] : -1;
+                    int idx = pe >= 0 && pe < shmem_n_pes() ? index_of[pe] : -1;  // (MPI_UNDEFINED: not a PE at all)
                     if (idx < 0) ok = false;
                     else low = std::min(low, idx);
                 }

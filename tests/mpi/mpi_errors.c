@@ -43,6 +43,25 @@ int main(int argc, char **argv) {
         CHECK(shmemx_team_from_mpi_comm(half, SHMEM_TEAM_WORLD, &t) == 0 && t != SHMEM_TEAM_INVALID, "halves");
         CHECK(shmem_team_n_pes(t) == (size + 1 - rank % 2) / 2, "half of %d PEs", shmem_team_n_pes(t));
         shmem_team_destroy(t);
+        /* The rule broken (each PE of the parent passes the communicator it belongs to, or
+         * MPI_COMM_NULL): the last PE passes MPI_COMM_NULL while the others pass MPI_COMM_WORLD;
+         * the last PE passes MPI_COMM_WORLD while the others pass their half; the even PEs pass
+         * MPI_COMM_WORLD with the team of the even PEs as parent (the odd ones are not in it).
+         * Every PE returns non-zero; none waits. */
+        t = SHMEM_TEAM_WORLD;
+        CHECK(shmemx_team_from_mpi_comm(rank == size - 1 ? MPI_COMM_NULL : MPI_COMM_WORLD, SHMEM_TEAM_WORLD, &t) != 0 &&
+                  t == SHMEM_TEAM_INVALID, "the last PE passed MPI_COMM_NULL, the others MPI_COMM_WORLD");
+        t = SHMEM_TEAM_WORLD;
+        CHECK(shmemx_team_from_mpi_comm(rank == size - 1 ? MPI_COMM_WORLD : half, SHMEM_TEAM_WORLD, &t) != 0 &&
+                  t == SHMEM_TEAM_INVALID, "the last PE passed MPI_COMM_WORLD, the others their half");
+        shmem_team_t evens;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (size + 1) / 2, NULL, 0, &evens);
+        if (rank % 2 == 0) {
+            t = SHMEM_TEAM_WORLD;
+            CHECK(shmemx_team_from_mpi_comm(MPI_COMM_WORLD, evens, &t) != 0 && t == SHMEM_TEAM_INVALID,
+                  "MPI_COMM_WORLD with the even PEs' team as parent");
+        }
+        shmem_team_destroy(evens);
         MPI_Comm_free(&half);
     }
     /* Both libraries still work. */
