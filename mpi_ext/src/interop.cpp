@@ -204,8 +204,14 @@ int shmemx_init_thread_mpi(MPI_Comm comm, int requested, int* provided) {
         say(call, "called after shmem_finalize; OpenSHMEM allows one init per program");
         return -1;
     }
+    // The first collective over `comm`: a rank that comes late (or never) is waited for with the
+    // hang messages, not inside a blocking MPI call.
     MPI_Comm boot = MPI_COMM_NULL, base = MPI_COMM_NULL;
-    int rc = MPI_Comm_dup(comm, &boot);
+    MPI_Request dup;
+    int ranks = 0;
+    MPI_Comm_size(comm, &ranks);
+    int rc = MPI_Comm_idup(comm, &boot, &dup);
+    if (rc == MPI_SUCCESS) rc = mpi_ext::wait_request(&dup, nullptr, nullptr, "every rank's shmemx_init_mpi", ranks);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &base);
     if (rc != MPI_SUCCESS) {
         say(call, "MPI_Comm_dup failed: %s", mpi_ext::mpi_error_text(rc));

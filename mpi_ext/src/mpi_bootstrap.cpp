@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <climits>
 #include <cstdint>
@@ -23,6 +24,35 @@ const char* mpi_error_text(int code) {
     if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "unknown MPI error";
     text[len] = '\0';
     return text;
+}
+
+int wait_request(MPI_Request* req, kishmem_ext_progress_fn progress, void* arg, const char* what, int ranks) {
+    double warn_s = 0, abort_s = 0;
+    kishmem_ext_hang_limits(&warn_s, &abort_s);
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    bool warned = false;
+    for (unsigned n = 0;; ++n) {
+        int done = 0;
+        const int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        if (progress) progress(arg);
+        sched_yield();
+        if ((n & 1023) != 1023 || (warn_s <= 0 && abort_s <= 0)) continue;
+        const double waited = std::chrono::duration<double>(clock::now() - start).count();
+        char m[256];
+        if (abort_s > 0 && waited >= abort_s) {
+            std::snprintf(m, sizeof m, "waited %.0f s for %s of the MPI communicator of %d ranks; aborting "
+                          "(KISHMEM_HANG_ABORT=%g)", waited, what, ranks, abort_s);
+            kishmem_ext_fatal("MPI bootstrap", m);
+        }
+        if (!warned && warn_s > 0 && waited >= warn_s) {
+            warned = true;
+            std::snprintf(m, sizeof m, "has waited %.0f s for %s of the MPI communicator of %d ranks (still waiting; "
+                          "KISHMEM_HANG_ABORT=N aborts after N s)", waited, what, ranks);
+            kishmem_ext_warn("MPI bootstrap", m);
+        }
+    }
 }
 
 namespace {
@@ -80,7 +110,7 @@ public:
         std::vector<int> sizes(size_), displs(size_);
         MPI_Request req;
         int rc = MPI_Iallgather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, comm_, &req);
-        if (rc == MPI_SUCCESS) rc = wait(&req, progress, arg);
+        if (rc == MPI_SUCCESS) rc = wait(&req, progress, arg, "every rank's bootstrap data size");
         if (rc != MPI_SUCCESS) return failed("MPI_Iallgather", rc);
         long long total = 0;
         for (int r = 0; r < size_; ++r) {
@@ -100,7 +130,7 @@ public:
         static const uint8_t none = 0;
         const void* send = bytes == 0 ? &none : mine;
         rc = MPI_Iallgatherv(send, my_size, MPI_BYTE, flat, sizes.data(), displs.data(), MPI_BYTE, comm_, &req);
-        if (rc == MPI_SUCCESS) rc = wait(&req, progress, arg);
+        if (rc == MPI_SUCCESS) rc = wait(&req, progress, arg, "every rank's bootstrap data");
         if (rc != MPI_SUCCESS) {
             std::free(flat);
             return failed("MPI_Iallgatherv", rc);
@@ -127,15 +157,8 @@ public:
     }
 
 private:
-    // Completes `req`, calling `progress` (or yielding) between tests.
-    static int wait(MPI_Request* req, kishmem_ext_progress_fn progress, void* arg) {
-        int done = 0;
-        while (true) {
-            int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
-            if (rc != MPI_SUCCESS || done) return rc;
-            if (progress) progress(arg);
-            sched_yield();
-        }
+    int wait(MPI_Request* req, kishmem_ext_progress_fn progress, void* arg, const char* what) {
+        return wait_request(req, progress, arg, what, size_);
     }
 
     int failed(const char* what, int rc) {

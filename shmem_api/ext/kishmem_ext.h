@@ -55,6 +55,11 @@ void kishmem_ext_fatal(const char *call, const char *message) __attribute__((nor
  * printed as is). */
 void kishmem_ext_wait(int (*done)(void *arg), void *arg, const char *call, const char *what);
 
+/* The hang bounds every wait keeps (KISHMEM_HANG_WARN, KISHMEM_HANG_ABORT; seconds, 0: none), for
+ * a bootstrap's own waits before init and during init and finalize, where kishmem_ext_wait cannot
+ * serve. */
+void kishmem_ext_hang_limits(double *warn_s, double *abort_s);
+
 /* Teams.  valid: non-zero for a live team.  slot: the team's runtime slot (0 <= slot < the
  * team limit, distinct among live teams).  members: writes the world PE of each team PE into
  * world_pes (when not NULL; room for the team's size) and returns the size. */
