@@ -42,6 +42,8 @@ def init(comm=None, store=None, rank=None, world_size=None):
     call = "kishmem.init"
     if _c.initialized():
         raise Error(f"{call}: kishmem is already initialized")
+    if _c.finalized():
+        raise Error(f"{call}: kishmem was finalized; OpenSHMEM allows one init per program")
     if comm is not None and store is not None:
         raise ArgumentError(f"{call}: give comm or store, not both")
     if comm is None and store is None and _torchrun():
@@ -140,7 +142,7 @@ def _comm_handle(comm):
         return comm
     from mpi4py import MPI
     if not isinstance(comm, MPI.Comm):
-        raise ArgumentError(f"kishmem: {type(comm).__name__} is not an mpi4py communicator")
+        raise ArgumentError(f"kishmem.init: comm is a {type(comm).__name__}, not an mpi4py communicator")
     return MPI._handleof(comm)
 
 
@@ -173,7 +175,7 @@ class Team:
         """This team's PE pe in dest_team (-1 when it is not a member)."""
         h = self._handle("shmem_team_translate_pe")
         _t.check_pe("shmem_team_translate_pe", pe, _c.team_n_pes(h), team=f"team {self._name}")
-        return _c.team_translate_pe(h, pe, dest_team._handle("shmem_team_translate_pe"))
+        return _c.team_translate_pe(h, int(pe), _team_handle("shmem_team_translate_pe", "dest_team", dest_team))
 
     def split_strided(self, start, stride, size):
         """A team of this team's PEs start, start + stride, ... (size of them); None on PEs not in
@@ -225,16 +227,29 @@ def heap_device():
     return _t.torch().device("cpu" if d == -1 else f"cuda:{d}")
 
 
+def _team_handle(call, what, team):
+    if not isinstance(team, Team):
+        raise ArgumentError(f"{call}: {what} is a {type(team).__name__}, not a kishmem.Team (a PE left out of a split "
+                            "gets None)")
+    return team._handle(call)
+
+
 def _alloc(call, shape, nbytes):
+    """(the block's address, the shape): 0 for an empty shape, which takes no block (shmem_malloc
+    of 0 bytes does nothing on every PE)."""
     _t.require_init(call)
-    if isinstance(shape, int):
+    if not isinstance(shape, (tuple, list)):
         shape = (shape,)
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(_t.integer(call, "a size of shape", s) for s in shape)
     if any(s < 0 for s in shape):
         raise ArgumentError(f"{call}: shape {list(shape)} has a negative size")
     n = 1
     for s in shape:
         n *= s
+    if n == 0:
+        return 0, shape
+    if n * nbytes >= 2 ** 63:
+        raise Error(f"{call}: no symmetric heap left for {n * nbytes} bytes (shape {list(shape)}): raise SHMEM_SYMMETRIC_SIZE")
     p = _c.malloc(n * nbytes)
     if not p:
         raise Error(f"{call}: no symmetric heap left for {n * nbytes} bytes (shape {list(shape)}): raise SHMEM_SYMMETRIC_SIZE")
@@ -246,9 +261,13 @@ def empty(shape, dtype=None):
     heap_device(). Uninitialized. Free it with kishmem.free (collective), not by dropping it."""
     t = _t.torch()
     dtype = dtype or t.float32
-    if _t.dtype_name(dtype) not in _t._DL:
-        raise ArgumentError(f"kishmem.empty: dtype {dtype} is not supported")
+    if isinstance(dtype, str):
+        dtype = getattr(t, dtype, dtype)
+    if not isinstance(dtype, t.dtype) or _t.dtype_name(dtype) not in _t._DL:
+        raise ArgumentError(f"kishmem.empty: dtype {dtype!r} is not supported")
     p, shape = _alloc("kishmem.empty", shape, t.empty((), dtype=dtype).element_size())
+    if not p:  # (no element: no block)
+        return t.empty(shape, dtype=dtype, device=heap_device())
     try:
         return _t.view(p, shape, dtype, _t.heap_device_index())
     except Exception as e:  # (every PE fails alike: the block goes back collectively)
@@ -270,9 +289,20 @@ def array(shape, dtype="float64"):
     if _t.heap_device_index() != -1:
         raise ArgumentError(f"kishmem.array: the symmetric heap is in {_t.device_word(_t.heap_device_index())}: "
                             "NumPy arrays need a host heap (KISHMEM_HEAP=host); use kishmem.empty for a tensor")
-    dt = np.dtype(dtype)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt.hasobject or dt.itemsize == 0:
+        raise ArgumentError(f"kishmem.array: dtype {dtype!r} is not a fixed-size NumPy dtype of plain data")
     p, shape = _alloc("kishmem.array", shape, dt.itemsize)
-    return _t.array(p, shape, dt)
+    if not p:  # (no element: no block)
+        return np.empty(shape, dt)
+    try:
+        return _t.array(p, shape, dt)
+    except Exception as e:  # (every PE fails alike: the block goes back collectively)
+        _c.free(p)
+        raise ArgumentError(f"kishmem.array: no {dt} array over the symmetric block: {e}") from None
 
 
 def free(x):
@@ -280,10 +310,15 @@ def free(x):
     nor views of it may be used afterwards."""
     _t.require_init("shmem_free")
     m = _t.Mem(x, "shmem_free", "x")
+    if m.nbytes == 0:  # (an empty one took no block: nothing to give back)
+        return
     base = _c.block_of(m.addr, 0)
     if base != m.addr:
         raise ArgumentError(f"shmem_free: x (address {m.addr:#x}) is not a block made by kishmem.empty/zeros/array "
                             "(or it was freed already)")
+    if _c.block_bytes(base) != m.nbytes:
+        raise ArgumentError(f"shmem_free: x ({m.nbytes} bytes at {m.addr:#x}) is a view of a block of "
+                            f"{_c.block_bytes(base)} bytes: free the tensor or array that kishmem made")
     _c.free(base)
 
 
@@ -302,22 +337,22 @@ def ptr(x, pe):
     _t.require_init("shmem_ptr")
     m = _t.symmetric(x, "shmem_ptr", "x")
     _t.check_pe("shmem_ptr", pe, _c.n_pes())
-    return _peer_view("shmem_ptr", x, _c.ptr(m.addr, pe))
+    return _peer_view("shmem_ptr", x, _c.ptr(m.addr, int(pe)))
 
 
 def team_ptr(team, x, pe):
     """As ptr, with pe numbered in team (shmem_team_ptr)."""
-    h = team._handle("shmem_team_ptr")
+    h = _team_handle("shmem_team_ptr", "team", team)
     m = _t.symmetric(x, "shmem_team_ptr", "x")
     _t.check_pe("shmem_team_ptr", pe, _c.team_n_pes(h), team=f"team {team._name}")
-    return _peer_view("shmem_team_ptr", x, _c.team_ptr(h, m.addr, pe))
+    return _peer_view("shmem_team_ptr", x, _c.team_ptr(h, m.addr, int(pe)))
 
 
 # ---- RMA and signals -------------------------------------------------------------------------
 def _pair(call, sym, loc, sym_what, loc_what, pe):
     _t.require_init(call)
     s = _t.symmetric(sym, call, sym_what)
-    l = _t.local(loc, call, loc_what)
+    l = _t.local(loc, call, loc_what, written=call.startswith("shmem_get"))
     if s.dtype != l.dtype:
         raise ArgumentError(f"{call}: {sym_what} has dtype {s.dtype} but {loc_what} has dtype {l.dtype}")
     if s.nbytes != l.nbytes:
@@ -332,18 +367,20 @@ def put(dest, src, pe, nbi=False):
     complete at quiet/barrier."""
     call = "shmem_putmem_nbi" if nbi else "shmem_putmem"
     d, s = _pair(call, dest, src, "dest", "src", pe)
-    (_c.putmem_nbi if nbi else _c.putmem)(d.addr, s.addr, d.nbytes, pe)
+    if d.nbytes:
+        (_c.putmem_nbi if nbi else _c.putmem)(d.addr, s.addr, d.nbytes, int(pe))
 
 
 def get(dest, src, pe, nbi=False):
     """dest (local) = src (symmetric) from PE pe."""
     call = "shmem_getmem_nbi" if nbi else "shmem_getmem"
     s, d = _pair(call, src, dest, "src", "dest", pe)
-    (_c.getmem_nbi if nbi else _c.getmem)(d.addr, s.addr, d.nbytes, pe)
+    if d.nbytes:
+        (_c.getmem_nbi if nbi else _c.getmem)(d.addr, s.addr, d.nbytes, int(pe))
 
 
 def _signal(call, sig):
-    m = _t.symmetric(sig, call, "signal")
+    m = _t.symmetric(sig, call, "signal", align=8)
     if m.dtype not in ("int64", "uint64") or m.nbytes != 8:
         raise ArgumentError(f"{call}: signal must be one int64 or uint64 element in the symmetric heap, got dtype "
                             f"{m.dtype} shape {list(m.shape)}")
@@ -357,7 +394,7 @@ def _u64(call, what, v):
 
 
 def _sig_op(call, op):
-    if op not in (SIGNAL_SET, SIGNAL_ADD):
+    if isinstance(op, bool) or not isinstance(op, int) or op not in (SIGNAL_SET, SIGNAL_ADD):
         raise ArgumentError(f"{call}: sig_op = {op!r} is neither SIGNAL_SET nor SIGNAL_ADD")
 
 
@@ -367,7 +404,7 @@ def put_signal(dest, src, signal, value, pe, op=SIGNAL_SET):
     d, s = _pair(call, dest, src, "dest", "src", pe)
     g = _signal(call, signal)
     _sig_op(call, op)
-    _c.putmem_signal(d.addr, s.addr, d.nbytes, g.addr, _u64(call, "value", value), op, pe)
+    _c.putmem_signal(d.addr, s.addr, d.nbytes, g.addr, _u64(call, "value", value), op, int(pe))
 
 
 def signal_fetch(signal):
@@ -376,7 +413,7 @@ def signal_fetch(signal):
 
 
 def _cmp(call, cmp):
-    if cmp not in (CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE):
+    if isinstance(cmp, bool) or not isinstance(cmp, int) or cmp not in (CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE):
         raise ArgumentError(f"{call}: cmp = {cmp!r} is not one of kishmem.CMP_*")
 
 
@@ -393,13 +430,13 @@ def atomic_fetch_add(dest, value, pe):
     """Adds value to the int64 dest on PE pe atomically; returns the old value."""
     call = "shmem_int64_atomic_fetch_add"
     _t.require_init(call)
-    m = _t.symmetric(dest, call, "dest")
+    m = _t.symmetric(dest, call, "dest", align=8)
     if m.dtype != "int64" or m.nbytes != 8:
         raise ArgumentError(f"{call}: dest must be one int64 element, got dtype {m.dtype} shape {list(m.shape)}")
     if isinstance(value, bool) or not isinstance(value, int) or not -2 ** 63 <= value < 2 ** 63:
         raise ArgumentError(f"{call}: value = {value!r} is not an int64")
     _t.check_pe(call, pe, _c.n_pes())
-    return _c.atomic_fetch_add(m.addr, value, pe)
+    return _c.atomic_fetch_add(m.addr, value, int(pe))
 
 
 # ---- on a CUDA stream (GPU heap) -------------------------------------------------------------

@@ -5,6 +5,7 @@ calls in and raises ArgumentError instead. torch is imported only when a tensor 
 so NumPy-only programs (host heap) need no torch.
 """
 import ctypes
+import operator
 import sys
 
 from . import _kishmem as _c
@@ -146,27 +147,45 @@ def device_word(d):
     return "host memory" if d == -1 else f"GPU {d}"
 
 
-def symmetric(obj, call, what):
-    """A Mem for obj, which must lie within one symmetric block made by this package."""
+def symmetric(obj, call, what, align=1):
+    """A Mem for obj, which must lie within one symmetric block made by this package (an empty
+    one moves nothing and needs none), at an address that is a multiple of align."""
     m = Mem(obj, call, what)
+    if m.nbytes == 0:
+        return m
+    if m.addr % align:
+        raise ArgumentError(f"{call}: {what} (address {m.addr:#x}) is not aligned to {align} bytes: the operation "
+                            "needs its word's natural alignment")
     if not _c.block_of(m.addr, m.nbytes):
         raise ArgumentError(f"{call}: {what} (address {m.addr:#x}, {m.nbytes} bytes, {m.device_name()}) is not in the "
                             "symmetric heap: allocate it with kishmem.empty/zeros/array")
     return m
 
 
-def local(obj, call, what):
-    """A Mem for a local buffer: on the heap's device (host memory for a host heap)."""
+def local(obj, call, what, written=False):
+    """A Mem for a local buffer: on the heap's device (host memory for a host heap); written: the
+    call writes it (a read-only NumPy array is refused)."""
     m = Mem(obj, call, what)
+    if written and is_array(obj) and not obj.flags.writeable:
+        raise ArgumentError(f"{call}: {what} is a read-only NumPy array")
     if _heap_dev is not None and m.device != _heap_dev:
         raise ArgumentError(f"{call}: {what} is on {m.device_name()} but the symmetric heap is in "
                             f"{device_word(_heap_dev)}: pass a buffer there")
     return m
 
 
+def integer(call, what, v):
+    """v as a Python int (an int or a NumPy/torch integer scalar; not a bool or a float)."""
+    if not isinstance(v, bool):
+        try:
+            return operator.index(v)
+        except TypeError:
+            pass
+    raise ArgumentError(f"{call}: {what} = {v!r} is not an integer")
+
+
 def check_pe(call, pe, npes, what="pe", team="this job"):
-    if isinstance(pe, bool) or not isinstance(pe, int):
-        raise ArgumentError(f"{call}: {what} = {pe!r} is not an int")
+    pe = integer(call, what, pe)
     if pe < 0 or pe >= npes:
         raise ArgumentError(f"{call}: PE {pe} is out of range: {team} has PEs 0..{npes - 1}")
 

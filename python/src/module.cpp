@@ -101,6 +101,11 @@ PYBIND11_MODULE(_kishmem, m) {
         shmem_query_initialized(&i);
         return i != 0;
     });
+    m.def("finalized", [] {
+        int f = 0;
+        shmem_query_finalized(&f);
+        return f != 0;
+    });
     m.def("my_pe", &shmem_my_pe);
     m.def("n_pes", &shmem_n_pes);
     m.def("barrier_all", [] {
@@ -130,6 +135,10 @@ PYBIND11_MODULE(_kishmem, m) {
         py::gil_scoped_release nogil;
         shmem_free(to_ptr(p));
     });
+    m.def("block_bytes", [](uintptr_t p) -> long long {
+        const auto it = g_allocs.find(p);
+        return it == g_allocs.end() ? -1 : static_cast<long long>(it->second);
+    }, "the bytes of the symmetric block made here at p, or -1");
     m.def("block_of", &block_of, arg("addr"), arg("bytes"),
           "the base of the symmetric block made here that holds [addr, addr + bytes), or 0");
     m.def("device_of", &device_of, "-1 for host memory, else the CUDA device ordinal");

@@ -1,6 +1,8 @@
 """Bad input raises ArgumentError (a ValueError) with a message naming the call and the value,
 before anything is sent; the process goes on (no crash, no job abort). Each case is checked on
 every PE at once; the ep cases where only the last PE is wrong check that the others are told."""
+import ctypes
+import os
 import subprocess
 import sys
 
@@ -13,6 +15,15 @@ def test_not_initialized():
     r = subprocess.run([sys.executable, "-c", "import kishmem; kishmem.my_pe()"], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 1 and "kishmem.my_pe: kishmem is not initialized" in r.stderr
+
+
+def test_init_after_finalize():
+    """A second init raises (the C library would end the process): OpenSHMEM has one per program."""
+    code = ("import kishmem\nkishmem.init(); kishmem.finalize()\ntry:\n    kishmem.init()\nexcept kishmem.Error as e:\n"
+            "    print('raised', e)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env={k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "SLURM_", "TORCHELASTIC_"))})
+    assert r.returncode == 0 and "raised kishmem.init: kishmem was finalized" in r.stdout, r.stdout + r.stderr
 
 
 @pytest.fixture
@@ -37,7 +48,8 @@ def test_rma(shmem, x):
     raises(shmem, r"shmem_getmem: dest is not contiguous", shmem.get, torch.zeros((8, 4)).t(), x, 0)
     raises(shmem, rf"shmem_putmem: PE {n} is out of range: this job has PEs 0..{n - 1}", shmem.put, x, torch.ones((4, 8)), n)
     raises(shmem, r"shmem_putmem_nbi: PE -1 is out of range", shmem.put, x, torch.ones((4, 8)), -1, nbi=True)
-    raises(shmem, r"shmem_getmem: pe = 0.5 is not an int", shmem.get, torch.ones((4, 8)), x, 0.5)
+    raises(shmem, r"shmem_getmem: pe = 0.5 is not an integer", shmem.get, torch.ones((4, 8)), x, 0.5)
+    raises(shmem, r"shmem_getmem: dest is a read-only NumPy array", shmem.get, np.frombuffer(bytes(128), np.float32), x, 0)
     raises(shmem, r"shmem_putmem: src is a list, not a torch tensor or NumPy array", shmem.put, x, [1.0] * 32, 0)
     raises(shmem, r"shmem_putmem: src is on meta but the symmetric heap is in host memory", shmem.put, x,
            torch.ones((4, 8), device="meta"), 0)
@@ -56,6 +68,14 @@ def test_signals(shmem, x):
     raises(shmem, r"shmem_signal_wait_until: cmp = 99 is not one of kishmem.CMP_", shmem.signal_wait_until, sig, 99, 0)
     raises(shmem, r"shmem_int64_atomic_fetch_add: dest must be one int64 element", shmem.atomic_fetch_add, x, 1, 0)
     raises(shmem, r"shmem_int64_atomic_fetch_add: value = 1e\+20 is not an int64", shmem.atomic_fetch_add, sig, 1e20, 0)
+    raises(shmem, r"shmem_signal_wait_until: cmp = 0.0 is not one of kishmem.CMP_", shmem.signal_wait_until, sig, 0.0, 0)
+    raises(shmem, r"shmem_putmem_signal: sig_op = 1.0 is neither", shmem.put_signal, x, torch.ones((4, 8)), sig, 1, 0, op=1.0)
+    raw = shmem.zeros((24,), dtype=torch.uint8)  # an 8-byte word at an odd address
+    mis = np.frombuffer((ctypes.c_char * 8).from_address(raw.data_ptr() + 1), np.int64)
+    raises(shmem, r"shmem_int64_atomic_fetch_add: dest \(address 0x[0-9a-f]+\) is not aligned to 8 bytes",
+           shmem.atomic_fetch_add, mis, 1, 0)
+    raises(shmem, r"shmem_signal_fetch: signal \(address 0x[0-9a-f]+\) is not aligned to 8 bytes", shmem.signal_fetch, mis)
+    assert int(raw.sum()) == 0  # nothing was written
     with pytest.raises(shmem.Error, match=r"shmemx_quiet_on_stream: (the symmetric heap is in host memory: on-stream calls "
                                           r"need a GPU heap|this kishmem was built without CUDA)"):
         shmem.quiet_on_stream()
@@ -72,10 +92,19 @@ def test_alloc_and_free(shmem, x):
     y = shmem.empty((3,))
     shmem.free(y)
     raises(shmem, r"shmem_free: .* \(or it was freed already\)", shmem.free, y)
+    raises(shmem, r"shmem_free: x \(32 bytes at 0x[0-9a-f]+\) is a view of a block of 128 bytes", shmem.free, x[0])
+    raises(shmem, r"kishmem.empty: a size of shape = 2.7 is not an integer", shmem.empty, (2.7,))
+    raises(shmem, r"kishmem.empty: dtype 'nosuch' is not supported", shmem.empty, 4, "nosuch")
+    blocks = shmem._kishmem.heap_size()
+    raises(shmem, r"kishmem.array: dtype <class 'object'> is not a fixed-size NumPy dtype", shmem.array, 4, object)
+    assert shmem._kishmem.heap_size() == blocks  # nothing allocated
 
 
 def test_teams(shmem):
     n = shmem.n_pes()
+    raises(shmem, r"shmem_team_translate_pe: dest_team is a NoneType, not a kishmem.Team", shmem.TEAM_WORLD.translate_pe, 0,
+           None)
+    raises(shmem, r"shmem_team_ptr: team is a NoneType, not a kishmem.Team", shmem.team_ptr, None, torch.zeros(1), 0)
     raises(shmem, rf"shmem_team_split_strided: start = 0, stride = 1, size = {n + 1} does not name", shmem.TEAM_WORLD.split_strided, 0, 1, n + 1)
     raises(shmem, r"shmem_team_destroy: team TEAM_WORLD is predefined", shmem.TEAM_WORLD.destroy)
     t = shmem.TEAM_WORLD.split_strided(0, 1, n)

@@ -39,6 +39,28 @@ def test_put_get_ring(shmem, dtype):
     shmem.free(x)
 
 
+def test_empty_and_numpy_pe(shmem):
+    """Empty tensors and arrays take no block (shmem_malloc of 0 bytes does nothing); moving zero
+    bytes is no operation; free of them does nothing; a NumPy integer is a PE number."""
+    me, n = shmem.my_pe(), shmem.n_pes()
+    blocks = shmem._kishmem.heap_size()
+    z = shmem.zeros((0, 4))
+    a = shmem.array((0,), "float32")
+    assert z.shape == (0, 4) and a.shape == (0,) and shmem._kishmem.heap_size() == blocks
+    shmem.put(z, torch.zeros((0, 4)), (me + 1) % n)
+    shmem.get(torch.zeros((0, 4)), z, np.int64((me + 1) % n))
+    shmem.free(z)
+    shmem.free(a)
+    assert shmem._kishmem.heap_size() == blocks
+    x = shmem.zeros((2,), dtype=torch.bool)
+    shmem.barrier_all()
+    shmem.put(x, torch.tensor([True, False]), np.int32((me + 1) % n))
+    shmem.barrier_all()
+    assert x.tolist() == [True, False]
+    shmem.barrier_all()
+    shmem.free(x)
+
+
 def test_put_row_and_nbi(shmem):
     me, n = shmem.my_pe(), shmem.n_pes()
     x = shmem.zeros((n, 16), dtype=torch.int64)
