@@ -29,7 +29,9 @@
 #include <shmemx.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -37,6 +39,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kishmem/ep/ep.h"
@@ -317,43 +320,43 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// The options (usage below); false on anything else: an unknown word, an option without its
+// value, a number that is not a whole integer, a choice not offered.
 bool parse(int argc, char** argv, Opts* o) {
+    const std::pair<const char*, int*> nums[] = {{"--tokens", &o->tokens},       {"--hidden", &o->hidden},
+                                                  {"--topk", &o->topk},           {"--experts-per-pe", &o->experts_per_pe},
+                                                  {"--iters", &o->iters},         {"--sms", &o->sms},
+                                                  {"--max-nodes", &o->max_nodes}};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        auto num = [&](int* dst) {
-            if (i + 1 >= argc) return false;
-            *dst = std::atoi(argv[++i]);
-            return true;
-        };
-        if (a == "--tokens" ? !num(&o->tokens) : a == "--hidden" ? !num(&o->hidden) : a == "--topk" ? !num(&o->topk)
-            : a == "--experts-per-pe" ? !num(&o->experts_per_pe) : a == "--iters" ? !num(&o->iters)
-            : a == "--sms" ? !num(&o->sms) : a == "--max-nodes" ? !num(&o->max_nodes) : false)
-            return false;
-        if (a == "--format" && i + 1 < argc) {
-            const std::string f = argv[++i];
-            if (f != "fp8" && f != "bf16") return false;
-            o->format = f == "fp8" ? ep::Format::fp8_e4m3 : ep::Format::bf16;
-        } else if (a == "--cpu") {
+        if (a == "--cpu") {
             o->cpu = true;
-        } else if (a == "--expert-out-device") {
-            o->eo = "device";
-        } else if (a == "--expert-out" && i + 1 < argc) {
-            o->eo = argv[++i];
-            if (o->eo != "buffer" && o->eo != "heap" && o->eo != "device") return false;
-        } else if (a == "--stream" && i + 1 < argc) {
-            const std::string st = argv[++i];
-            if (st != "nonblocking" && st != "legacy") return false;
-            o->legacy_stream = st == "legacy";
-        } else if (a == "--fault" && i + 1 < argc) {
-            o->fault = argv[++i];
-            if (o->fault != "recv" && o->fault != "out") return false;
-        } else if (a.rfind("--", 0) == 0 && a != "--tokens" && a != "--hidden" && a != "--topk" && a != "--experts-per-pe" &&
-                   a != "--iters" && a != "--sms" && a != "--max-nodes" && a != "--format" && a != "--expert-out-device" && a != "--expert-out" && a != "--fault" &&
-                   a != "--stream") {
-            return false;
+            continue;
         }
+        if (a == "--expert-out-device") {
+            o->eo = "device";
+            continue;
+        }
+        if (i + 1 >= argc) return false;  // every other option takes a value
+        const std::string v = argv[++i];
+        bool known = false;
+        for (const auto& [name, dst] : nums) {
+            if (a != name) continue;
+            char* end = nullptr;
+            errno = 0;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || errno || n < INT_MIN || n > INT_MAX) return false;
+            *dst = static_cast<int>(n);
+            known = true;
+        }
+        if (known) continue;
+        if (a == "--format" && (v == "fp8" || v == "bf16")) o->format = v == "fp8" ? ep::Format::fp8_e4m3 : ep::Format::bf16;
+        else if (a == "--expert-out" && (v == "buffer" || v == "heap" || v == "device")) o->eo = v;
+        else if (a == "--stream" && (v == "nonblocking" || v == "legacy")) o->legacy_stream = v == "legacy";
+        else if (a == "--fault" && (v == "recv" || v == "out")) o->fault = v;
+        else return false;
     }
-    return true;
+    return o->iters >= 0;  // (0: the default)
 }
 
 }  // namespace
@@ -785,7 +788,7 @@ int main(int argc, char** argv) {
         const double fx = worst[kFloorExchange];
         auto times = [&](double v) {
             char m[32] = "-";
-            if (fx > 0) std::snprintf(m, sizeof m, "%.1fx", v / fx);
+            if (fx > 0 && npes > 1) std::snprintf(m, sizeof m, "%.1fx", v / fx);  // (one PE exchanges nothing)
             return std::string(m);
         };
         std::printf("\nthe floor, timed the same way: %s, and the smallest exchange: %s one dispatched token (%d bytes) "

@@ -46,14 +46,22 @@ def fp8_round_trip(x):
     return (torch.sign(v) * q * (amax / torch.full_like(amax, 448.0))).reshape(x.shape)
 
 
+def positive(text):
+    """An argparse type: an integer of at least 1 (0 hidden units would make the check empty)."""
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{v} is not at least 1")
+    return v
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tokens", type=int, default=32)
-    ap.add_argument("--hidden", type=int, default=256)
-    ap.add_argument("--ffn", type=int, default=128)
-    ap.add_argument("--topk", type=int, default=4)
-    ap.add_argument("--experts-per-pe", type=int, default=4)
-    ap.add_argument("--max-nodes", type=int, default=2)
+    ap.add_argument("--tokens", type=positive, default=32)
+    ap.add_argument("--hidden", type=positive, default=256)
+    ap.add_argument("--ffn", type=positive, default=128)
+    ap.add_argument("--topk", type=positive, default=4)
+    ap.add_argument("--experts-per-pe", type=positive, default=4)
+    ap.add_argument("--max-nodes", type=positive, default=2)
     ap.add_argument("--fp8", action="store_true", help="dispatch FP8 (checked with FP8's tolerance)")
     a = ap.parse_args()
 
@@ -95,12 +103,15 @@ def main():
     tol = 0.02
     err = ((out.float() - ref).abs() / (ref.abs() + 0.05)).max().item()
     ok = err <= tol and all(0 <= c <= n * T for c in counts)
-    # every (token, expert) row sent by some PE was received by exactly one: the totals agree
-    sums = kishmem.zeros((2,), dtype=torch.int64)
+    # every (token, expert) row sent by some PE was received by exactly one: the totals agree;
+    # and PE 0 learns how many PEs failed their own check (its PASS line speaks for all)
+    sums = kishmem.zeros((3,), dtype=torch.int64)
     kishmem.barrier_all()
     kishmem.atomic_fetch_add(sums[0:1], int((topk_idx >= 0).sum()), 0)
     kishmem.atomic_fetch_add(sums[1:2], sum(counts), 0)
+    kishmem.atomic_fetch_add(sums[2:3], 0 if ok else 1, 0)
     kishmem.barrier_all()
+    failed = int(sums[2]) if me == 0 else 0
     if me == 0 and int(sums[0]) != int(sums[1]):
         print(f"FAIL: PE 0: {int(sums[0])} (token, expert) rows sent but {int(sums[1])} received", flush=True)
         ok = False
@@ -112,7 +123,7 @@ def main():
     kishmem.barrier_all()
     buf.destroy()
     kishmem.free(sums)
-    if me == 0 and ok:
+    if me == 0 and ok and not failed:
         print(f"PASS 05_moe_ep on {n} PEs ({form} form, {'FP8' if a.fp8 else 'bf16'} dispatch)", flush=True)
     kishmem.finalize()
     if torch.distributed.is_initialized():
