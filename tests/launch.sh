@@ -114,8 +114,13 @@ case $LAUNCHER in
     # store). --redirects 2 --tee 2 (stderr to its log and the console): Debian's torch 1.13 on
     # Python 3.11 reads the default "0" as no setting (3.11 does not list IntFlag's 0 member)
     # and fails before it starts a worker.
+    # --standalone's rendezvous takes the fixed port 29400, which another job on the machine may
+    # hold; a port free now (the kernel's choice), on this host, with --standalone's other settings.
     command -v torchrun >/dev/null || { echo "SKIP: torchrun not found (python3-torch)"; exit 77; }
-    cmd=(torchrun --standalone --nproc_per_node "$NP" --redirects 2 --tee 2 --no_python "$@")
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+      { echo "launch.sh: no free local port for torchrun's rendezvous" >&2; exit 2; }
+    cmd=(torchrun --nnodes 1 --rdzv_backend c10d --rdzv_endpoint "127.0.0.1:$port" --rdzv_id "$JOBNAME.$$"
+         --nproc_per_node "$NP" --redirects 2 --tee 2 --no_python "$@")
     ;;
   *)
     echo "launch.sh: unknown launcher '$LAUNCHER' (mpirun, srun, torchrun or none)" >&2
