@@ -124,8 +124,10 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     // MPI_Init comes after shmem_init and MPI_Finalize before shmem_finalize, MPI_Finalize
     // unloads those libraries while kishmem's UCX keeps running, and a later unmap in any
     // thread jumps into unmapped code. Unless the user chose otherwise, leave memory events to
-    // UCX's own hooks (read by MPI_Init, so this only matters when shmem_init comes first).
-    setenv("OMPI_MCA_opal_common_ucx_opal_mem_hooks", "0", 0);
+    // UCX's own hooks (read by MPI_Init, so this only matters when shmem_init comes first; under
+    // shmemx_init_mpi MPI has started, and its threads may read the environment while it is
+    // written: it is left alone there).
+    if (!given || std::strcmp(given->name(), "mpi") != 0) setenv("OMPI_MCA_opal_common_ucx_opal_mem_hooks", "0", 0);
     State& s = state();
     if (s.initialized) return s.thread_level;
     if (s.finalized) fatal("shmem_init", "called after shmem_finalize; OpenSHMEM allows one init per program");
