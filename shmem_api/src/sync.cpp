@@ -73,17 +73,33 @@ inline int test_all(const Cond<T>& c) {
 }
 
 // test_any: an index of an active element that meets it, SIZE_MAX when none does.  The search
-// starts after the index this thread found last, so that calling again and again reaches every
-// element that meets the condition, not only the first one.
-inline thread_local std::size_t g_any_next = 0;
+// starts after the index this thread last found in the same array, so that calling again and
+// again reaches every element that meets the condition, not only the first one (the spec: a
+// series of calls must eventually return each), whatever other arrays are tested in between.
+// Each thread keeps the position of its last kAnyArrays arrays, the oldest replaced first.
+struct AnyNext {
+    const void* ivars = nullptr;
+    std::size_t next = 0;
+};
+constexpr int kAnyArrays = 16;
+inline thread_local AnyNext g_any_next[kAnyArrays];
+inline thread_local unsigned g_any_oldest = 0;
+inline std::size_t& any_next(const void* ivars) {
+    for (AnyNext& a : g_any_next)
+        if (a.ivars == ivars) return a.next;
+    AnyNext& a = g_any_next[g_any_oldest++ % kAnyArrays];
+    a = AnyNext{ivars, 0};
+    return a.next;
+}
 template <class T>
 inline std::size_t test_any(const Cond<T>& c) {
     if (c.n == 0) return SIZE_MAX;
-    const std::size_t start = g_any_next % c.n;
+    std::size_t& next = any_next(c.ivars);
+    const std::size_t start = next % c.n;
     for (std::size_t k = 0; k < c.n; ++k) {
         std::size_t i = start + k < c.n ? start + k : start + k - c.n;
         if (c.active(i) && c.met(i)) {
-            g_any_next = i + 1;
+            next = i + 1;
             return i;
         }
     }

@@ -205,6 +205,19 @@ static void any_rotation(void) {
             CHECK(i == 3 || seen[i] > 0, "form %d: %d calls never returned index %d (every element satisfies)", form,
                   4 * ROT_N, i);
     }
+    /* The same with another array tested between the calls: each array keeps its own rotation
+     * (elements 0 and 3 of v satisfy, element 1 of w). */
+    for (int i = 0; i < ROT_N; ++i) v[i] = i == 0 || i == 3 ? 1 : 0, w[i] = i == 1;
+    int seen0 = 0, seen3 = 0;
+    for (int call = 0; call < 20; ++call) {
+        CHECK(shmem_int_test_any(w, ROT_N, NULL, SHMEM_CMP_EQ, 1) == 1, "test_any on the other array");
+        size_t r = call % 2 ? shmem_long_test_any(v, ROT_N, NULL, SHMEM_CMP_EQ, 1L)
+                            : shmem_long_wait_until_any(v, ROT_N, NULL, SHMEM_CMP_EQ, 1L);
+        seen0 += r == 0;
+        seen3 += r == 3;
+    }
+    CHECK(seen0 > 0 && seen3 > 0, "with another array tested between the calls: index 0 %d times, index 3 %d times",
+          seen0, seen3);
     shmem_barrier_all();
     shmem_free(w);
     shmem_free(v);
