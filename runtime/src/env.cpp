@@ -48,12 +48,14 @@ const std::vector<Var>& table() {
 #define size_type_tag size
 #define int_type_tag int_
 #define bool_type_tag bool_
+#define flag_type_tag flag
 #define seconds_type_tag seconds
 #define string_type_tag string
 #define auto_bool_type_tag auto_bool
 #define size_type_words {}
 #define int_type_words {}
 #define bool_type_words {}
+#define flag_type_words {}
 #define seconds_type_words {}
 #define string_type_words {}
 #define auto_bool_type_words auto_bool_words()
@@ -78,6 +80,14 @@ std::string text_of(const Var& v, const char** source) {
     if (!s && v.alias[0]) {
         s = std::getenv(v.alias);
         from = v.alias;
+    }
+    // The spec: the SMA_* names of the SHMEM_* variables are deprecated but still honoured (the
+    // SHMEM_ name wins when both are set).
+    static thread_local std::string sma;
+    if (!s && !std::strncmp(v.name, "SHMEM_", 6)) {
+        sma = std::string("SMA_") + (v.name + 6);
+        s = std::getenv(sma.c_str());
+        from = sma.c_str();
     }
     if (!s) {
         s = v.default_text;
@@ -106,8 +116,8 @@ bool parse_size(const char* text, std::size_t* out) {
         if (*end == 'b' || *end == 'B') ++end;  // "512MB"
         if (*end) return false;
     }
-    double bytes = v * scale;
-    if (bytes > 9.0e18 || bytes != std::floor(bytes)) return false;
+    const double bytes = std::ceil(v * scale);  // the spec: at least the integer ceiling ("3.1m" = 3250586)
+    if (bytes > 9.0e18) return false;
     *out = static_cast<std::size_t>(bytes);
     return true;
 }
@@ -120,6 +130,12 @@ bool parse_bool(const char* text, bool* out) {
     for (const char* n : no)
         if (!strcasecmp(text, n)) return *out = false, true;
     return false;
+}
+
+// The spec's "Any" value: set at all is on, except a boolean word for off.
+bool parse_flag(const char* text, bool* out) {
+    if (!text || !parse_bool(text, out)) *out = true;
+    return true;
 }
 
 bool parse_int(const char* text, long* out) {
@@ -199,6 +215,7 @@ std::string expected(const Var& v) {
         case Type::size: return "size (a number with an optional K, M, G or T suffix)";
         case Type::int_: return "integer";
         case Type::bool_: return "boolean (1/0, yes/no, on/off, true/false)";
+        case Type::flag: return "any value (on; 0/no/off/false: off)";
         case Type::seconds: return "number of seconds";
         case Type::string: return "string";
         case Type::auto_bool: return "one of " + join(v.choices) + " (or 1/0, yes/no, true/false)";
@@ -224,6 +241,7 @@ bool check_text(const Var& v, const std::string& text, const char* from, std::st
         case Type::size: ok = parse_size(t, &out.z); break;
         case Type::int_: ok = parse_int(t, &out.i); break;
         case Type::bool_: ok = parse_bool(t, &out.b); break;
+        case Type::flag: ok = parse_flag(t, &out.b); break;
         case Type::seconds: ok = parse_seconds(t, &out.d); break;
         case Type::string: break;
         case Type::auto_bool: ok = parse_auto_bool(t, &out.ab); break;
@@ -311,6 +329,7 @@ const char* word_of(const char* name, int index) {
 #define KISHMEM_ENV_PARSE_size parse_size
 #define KISHMEM_ENV_PARSE_int parse_int
 #define KISHMEM_ENV_PARSE_bool parse_bool
+#define KISHMEM_ENV_PARSE_flag parse_flag
 #define KISHMEM_ENV_PARSE_seconds parse_seconds
 #define KISHMEM_ENV_PARSE_string parse_string
 #define KISHMEM_ENV_PARSE_auto_bool parse_auto_bool

@@ -25,11 +25,15 @@ TEST(Env, SizeUnits) {
     EXPECT_EQ(v, 1536u);
     EXPECT_TRUE(parse_size("256MB", &v));
     EXPECT_EQ(v, 256u << 20);
+    EXPECT_TRUE(parse_size("3.1m", &v));  // the spec's own example: the integer ceiling of the product
+    EXPECT_EQ(v, 3250586u);
+    EXPECT_TRUE(parse_size("1.3", &v));
+    EXPECT_EQ(v, 2u);
 }
 
 TEST(Env, SizeRejectsMalformed) {
     size_t v = 12345;
-    for (const char* bad : {"", "abc", "12Q", "-5", "1.3", "10MiBx", "1e30", "M", "5 M"}) {
+    for (const char* bad : {"", "abc", "12Q", "-5", "10MiBx", "1e30", "M", "5 M"}) {
         EXPECT_FALSE(parse_size(bad, &v)) << bad;
         EXPECT_EQ(v, 12345u) << "output written on failure for " << bad;
     }
@@ -42,6 +46,13 @@ TEST(Env, BoolIntSeconds) {
     EXPECT_TRUE(parse_bool("OFF", &b));
     EXPECT_FALSE(b);
     EXPECT_FALSE(parse_bool("maybe", &b));
+    for (const char* on : {"1", "2", "yes", "anything", ""}) {  // the spec's "Any" (SHMEM_DEBUG, SHMEM_INFO, SHMEM_VERSION)
+        b = false;
+        EXPECT_TRUE(parse_flag(on, &b)) << on;
+        EXPECT_TRUE(b) << on;
+    }
+    EXPECT_TRUE(parse_flag("off", &b));
+    EXPECT_FALSE(b);
     long i = 0;
     EXPECT_TRUE(parse_int("0x10", &i));
     EXPECT_EQ(i, 16);
@@ -71,6 +82,15 @@ TEST(Env, SpecNameWinsOverAlias) {
     unsetenv("SHMEM_SYMMETRIC_SIZE");
     unsetenv("KISHMEM_SYMMETRIC_SIZE");
     EXPECT_EQ(symmetric_size(), 512u << 20);  // the table's default
+    setenv("SMA_SYMMETRIC_SIZE", "3M", 1);  // the deprecated name, honoured when SHMEM_ is unset
+    EXPECT_EQ(symmetric_size(), 3u << 20);
+    setenv("SHMEM_SYMMETRIC_SIZE", "2M", 1);
+    EXPECT_EQ(symmetric_size(), 2u << 20);
+    unsetenv("SHMEM_SYMMETRIC_SIZE");
+    unsetenv("SMA_SYMMETRIC_SIZE");
+    setenv("SMA_DEBUG", "1", 1);
+    EXPECT_TRUE(debug());
+    unsetenv("SMA_DEBUG");
 }
 
 // ---- typed rows: words from a fixed list (env.def's KISHMEM_ENV_CHOICE) and auto_bool --------

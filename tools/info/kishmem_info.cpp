@@ -38,6 +38,7 @@ static std::string type_name(const kishmem::env::Var& v) {
         case Type::size: return "size";
         case Type::int_: return "int";
         case Type::bool_: return "bool";
+        case Type::flag: return "any (set: on)";
         case Type::seconds: return "seconds";
         case Type::string: return "string";
         case Type::auto_bool: case Type::choice: {

@@ -7,7 +7,7 @@
 
 namespace kishmem::env {
 
-enum class Type { size, int_, bool_, seconds, string, auto_bool, choice, fault };
+enum class Type { size, int_, bool_, flag, seconds, string, auto_bool, choice, fault };
 
 // auto_bool rows: "auto" or a boolean (UCX's on/off/auto).
 enum class AutoBool : uint8_t { auto_, on, off };
@@ -58,6 +58,7 @@ std::string text_of(const Var& v, const char** source = nullptr);
 // Parsers (pure; unit-tested).  Return false on malformed text, leaving *out untouched.
 bool parse_size(const char* text, std::size_t* out);
 bool parse_bool(const char* text, bool* out);
+bool parse_flag(const char* text, bool* out);  // the spec's "Any": set is on, except a boolean word for off
 bool parse_int(const char* text, long* out);
 bool parse_seconds(const char* text, double* out);
 bool parse_auto_bool(const char* text, AutoBool* out);
@@ -81,6 +82,7 @@ bool check_all(std::string* why);
 #define KISHMEM_ENV_size std::size_t
 #define KISHMEM_ENV_int long
 #define KISHMEM_ENV_bool bool
+#define KISHMEM_ENV_flag bool
 #define KISHMEM_ENV_seconds double
 #define KISHMEM_ENV_string std::string
 #define KISHMEM_ENV_auto_bool AutoBool

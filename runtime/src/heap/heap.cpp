@@ -36,8 +36,9 @@ void* allocate(const char* call, std::size_t bytes, std::size_t align) {
 namespace kishmem::rt {
 
 void* malloc(std::size_t bytes, std::size_t align, const char* call) {
-    agree(call, CallArgs::size_align, bytes, align);
+    // The spec: size 0 does nothing and returns NULL, without the barrier (no agreement either).
     if (bytes == 0) return nullptr;
+    agree(call, CallArgs::size_align, bytes, align);
     if (align > kAllocAlign) {
         // The allocator aligns offsets; they are aligned addresses on every PE only up to the
         // alignment every PE's heap base has (a host heap's is kSegmentAlign, a GPU heap's what
@@ -103,10 +104,10 @@ void* realloc(void* p, std::size_t bytes, const char* call) {
 }
 
 void free(void* p, const char* call) {
+    if (!p) return;  // the spec: a null pointer does nothing, without the barrier
     State& s = state();
-    std::size_t off = p ? static_cast<char*>(p) - s.base : 0;
+    const std::size_t off = static_cast<char*>(p) - s.base;
     agree(call, CallArgs::offset, off, 0);
-    if (!p) return;
     if (!s.alloc->free(off))
         fatal(call, "%p is not the start of a live symmetric allocation", p);
 }
