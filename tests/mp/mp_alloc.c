@@ -56,6 +56,14 @@ int main(void) {
     CHECK(huge == NULL, "a 1 TiB allocation succeeded");
     CHECK(shmem_malloc(0) == NULL, "malloc(0) must return NULL");
     shmem_free(NULL);
+    /* the spec: a routine that performs no action does not barrier; PE 0 alone makes these calls,
+     * and the barrier that follows must pair with the others' barrier, not with them */
+    if (me == 0) {
+        shmem_free(NULL);
+        CHECK(shmem_malloc(0) == NULL && shmem_align(64, 0) == NULL && shmem_realloc(NULL, 0) == NULL,
+              "size 0 on one PE must return NULL");
+    }
+    shmem_barrier_all();
 
     /* queries */
     CHECK(shmem_addr_accessible(r, (me + 1) % npes), "addr_accessible(heap)");
