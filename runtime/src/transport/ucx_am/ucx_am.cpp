@@ -531,6 +531,9 @@ std::size_t UcxAm::Impl::serve() {
         if (flushed != Status::ok && it->second.rep.status == 0) it->second.rep.status = static_cast<uint32_t>(flushed);
         out.push_back(Out{ap.src, true, it->second});
     }
+    // Counted before the answers go: a source that has its answer may go on through a barrier to
+    // a PE that then reads this count (shmemx_nic_stats' checks), and must find its requests there.
+    served.fetch_add(applied.size(), std::memory_order_relaxed);
     for (Out& o : out) {
         Answer& a = o.a;
         std::string why;
@@ -544,7 +547,6 @@ std::size_t UcxAm::Impl::serve() {
             warn("UCX active message", "PE %d cannot answer PE %d: %s (that PE's operation waits)", me, o.pe, why.c_str());
         bytes.fetch_add(a.data.size(), std::memory_order_relaxed);
     }
-    served.fetch_add(applied.size(), std::memory_order_relaxed);
     return arrived.size();
 }
 
