@@ -38,15 +38,21 @@ static void wire_up(UcxTransport& ucx) {
 // kishmem's mappings of them (load/store, CPU atomics): memory UCX only registers it would reach
 // by a system call per operation (cma) and atomics emulated at a target that must be scheduled.
 #if KISHMEM_HAVE_UCX
+// Whether the UCX transports (the heap's and the global variables') get a library thread that
+// progresses them for peers (KISHMEM_UCX_PROGRESS_THREAD; auto: with a GPU heap, whose PEs wait
+// inside CUDA calls, where no routine progresses UCX).
+static bool ucx_progress_thread() {
+    const env::AutoBool pt = env::ucx_progress_thread();
+    return pt == env::AutoBool::on || (pt == env::AutoBool::auto_ && state().device_heap);
+}
+
 void open_ucx_registered(int nchan) {
     State& s = state();
     std::vector<bool> want(s.npes, false);
     for (int r = 0; r < s.npes; ++r)
         want[r] = s.routes.heap[r] == routes::Path::ucx || s.routes.sync[r] == routes::Path::ucx;
     s.ucx = std::make_unique<UcxTransport>();
-    // A GPU heap's PEs wait inside CUDA calls, where no routine progresses UCX for peers.
-    const env::AutoBool pt = env::ucx_progress_thread();
-    const bool progress_thread = pt == env::AutoBool::on || (pt == env::AutoBool::auto_ && s.device_heap);
+    const bool progress_thread = ucx_progress_thread();
     Blob blob;
     check_status(s.ucx->open(s.thread_level == kThreadMultiple || progress_thread, nchan, s.sync_base, s.sync_size, &blob),
                  "shmem_init", s.pe);
@@ -105,8 +111,9 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
     if (routes.ucx_statics) {  // the same on every PE (test_routes checks it)
 #if KISHMEM_HAVE_UCX
         auto ucx = std::make_unique<UcxTransport>();
+        const bool progress_thread = ucx_progress_thread();  // (as the heap's: peers reach globals too)
         Blob blob;
-        if (ucx->open(s.thread_level == kThreadMultiple, 1, base, bytes, &blob) != Status::ok)
+        if (ucx->open(s.thread_level == kThreadMultiple || progress_thread, 1, base, bytes, &blob) != Status::ok)
             fatal("shmem_init", "global and static variables: UCX could not register the %zu bytes at %p; "
                   "KISHMEM_STATIC_SYMMETRIC=0 turns symmetric global variables off", bytes, static_cast<void*>(base));
         std::vector<Blob> all;
@@ -114,6 +121,7 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
         std::vector<bool> want(s.npes, false);
         for (int r = 0; r < s.npes; ++r) want[r] = routes.statics[r] == routes::Path::ucx;
         check_status(ucx->connect(all, want), "shmem_init", s.pe);
+        if (progress_thread) ucx->start_progress_thread();
         s.static_ucx = std::move(ucx);
         for (int r = 0; r < s.npes; ++r)
             if (want[r]) s.route_static[r] = s.static_ucx.get();
