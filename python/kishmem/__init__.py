@@ -174,8 +174,8 @@ class Team:
     def translate_pe(self, pe, dest_team):
         """This team's PE pe in dest_team (-1 when it is not a member)."""
         h = self._handle("shmem_team_translate_pe")
-        _t.check_pe("shmem_team_translate_pe", pe, _c.team_n_pes(h), team=f"team {self._name}")
-        return _c.team_translate_pe(h, int(pe), _team_handle("shmem_team_translate_pe", "dest_team", dest_team))
+        pe = _t.check_pe("shmem_team_translate_pe", pe, _c.team_n_pes(h), team=f"team {self._name}")
+        return _c.team_translate_pe(h, pe, _team_handle("shmem_team_translate_pe", "dest_team", dest_team))
 
     def split_strided(self, start, stride, size):
         """A team of this team's PEs start, start + stride, ... (size of them); None on PEs not in
@@ -248,9 +248,7 @@ def _alloc(call, shape, nbytes):
         n *= s
     if n == 0:
         return 0, shape
-    if n * nbytes >= 2 ** 63:
-        raise Error(f"{call}: no symmetric heap left for {n * nbytes} bytes (shape {list(shape)}): raise SHMEM_SYMMETRIC_SIZE")
-    p = _c.malloc(n * nbytes)
+    p = _c.malloc(n * nbytes) if n * nbytes < 2 ** 63 else 0
     if not p:
         raise Error(f"{call}: no symmetric heap left for {n * nbytes} bytes (shape {list(shape)}): raise SHMEM_SYMMETRIC_SIZE")
     return p, shape
@@ -336,47 +334,48 @@ def ptr(x, pe):
     is not mapped here (shmem_ptr)."""
     _t.require_init("shmem_ptr")
     m = _t.symmetric(x, "shmem_ptr", "x")
-    _t.check_pe("shmem_ptr", pe, _c.n_pes())
-    return _peer_view("shmem_ptr", x, _c.ptr(m.addr, int(pe)))
+    pe = _t.check_pe("shmem_ptr", pe, _c.n_pes())
+    return _peer_view("shmem_ptr", x, _c.ptr(m.addr, pe))
 
 
 def team_ptr(team, x, pe):
     """As ptr, with pe numbered in team (shmem_team_ptr)."""
     h = _team_handle("shmem_team_ptr", "team", team)
     m = _t.symmetric(x, "shmem_team_ptr", "x")
-    _t.check_pe("shmem_team_ptr", pe, _c.team_n_pes(h), team=f"team {team._name}")
-    return _peer_view("shmem_team_ptr", x, _c.team_ptr(h, m.addr, int(pe)))
+    pe = _t.check_pe("shmem_team_ptr", pe, _c.team_n_pes(h), team=f"team {team._name}")
+    return _peer_view("shmem_team_ptr", x, _c.team_ptr(h, m.addr, pe))
 
 
 # ---- RMA and signals -------------------------------------------------------------------------
-def _pair(call, sym, loc, sym_what, loc_what, pe):
+def _pair(call, sym, loc, sym_what, loc_what, pe, loc_written=False):
+    """The symmetric and the local Mem of an RMA call (same dtype and size) and its PE as an int;
+    loc_written: the call writes the local buffer (a get)."""
     _t.require_init(call)
     s = _t.symmetric(sym, call, sym_what)
-    l = _t.local(loc, call, loc_what, written=call.startswith("shmem_get"))
+    l = _t.local(loc, call, loc_what, written=loc_written)
     if s.dtype != l.dtype:
         raise ArgumentError(f"{call}: {sym_what} has dtype {s.dtype} but {loc_what} has dtype {l.dtype}")
     if s.nbytes != l.nbytes:
         raise ArgumentError(f"{call}: {sym_what} has {s.nbytes} bytes (shape {list(s.shape)}) but {loc_what} has "
                             f"{l.nbytes} (shape {list(l.shape)})")
-    _t.check_pe(call, pe, _c.n_pes())
-    return s, l
+    return s, l, _t.check_pe(call, pe, _c.n_pes())
 
 
 def put(dest, src, pe, nbi=False):
     """dest (symmetric) on PE pe = src (local, same dtype and size). nbi: returns at once,
     complete at quiet/barrier."""
     call = "shmem_putmem_nbi" if nbi else "shmem_putmem"
-    d, s = _pair(call, dest, src, "dest", "src", pe)
+    d, s, pe = _pair(call, dest, src, "dest", "src", pe)
     if d.nbytes:
-        (_c.putmem_nbi if nbi else _c.putmem)(d.addr, s.addr, d.nbytes, int(pe))
+        (_c.putmem_nbi if nbi else _c.putmem)(d.addr, s.addr, d.nbytes, pe)
 
 
 def get(dest, src, pe, nbi=False):
     """dest (local) = src (symmetric) from PE pe."""
     call = "shmem_getmem_nbi" if nbi else "shmem_getmem"
-    s, d = _pair(call, src, dest, "src", "dest", pe)
+    s, d, pe = _pair(call, src, dest, "src", "dest", pe, loc_written=True)
     if d.nbytes:
-        (_c.getmem_nbi if nbi else _c.getmem)(d.addr, s.addr, d.nbytes, int(pe))
+        (_c.getmem_nbi if nbi else _c.getmem)(d.addr, s.addr, d.nbytes, pe)
 
 
 def _signal(call, sig):
@@ -393,18 +392,23 @@ def _u64(call, what, v):
     return v
 
 
+def _one_of(v, codes):
+    """Whether v is one of the int codes (not a bool or a float that compares equal to one)."""
+    return not isinstance(v, bool) and isinstance(v, int) and v in codes
+
+
 def _sig_op(call, op):
-    if isinstance(op, bool) or not isinstance(op, int) or op not in (SIGNAL_SET, SIGNAL_ADD):
+    if not _one_of(op, (SIGNAL_SET, SIGNAL_ADD)):
         raise ArgumentError(f"{call}: sig_op = {op!r} is neither SIGNAL_SET nor SIGNAL_ADD")
 
 
 def put_signal(dest, src, signal, value, pe, op=SIGNAL_SET):
     """put, then the signal word on PE pe set to (or increased by) value once the data is there."""
     call = "shmem_putmem_signal"
-    d, s = _pair(call, dest, src, "dest", "src", pe)
+    d, s, pe = _pair(call, dest, src, "dest", "src", pe)
     g = _signal(call, signal)
     _sig_op(call, op)
-    _c.putmem_signal(d.addr, s.addr, d.nbytes, g.addr, _u64(call, "value", value), op, int(pe))
+    _c.putmem_signal(d.addr, s.addr, d.nbytes, g.addr, _u64(call, "value", value), op, pe)
 
 
 def signal_fetch(signal):
@@ -413,7 +417,7 @@ def signal_fetch(signal):
 
 
 def _cmp(call, cmp):
-    if isinstance(cmp, bool) or not isinstance(cmp, int) or cmp not in (CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE):
+    if not _one_of(cmp, (CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE)):
         raise ArgumentError(f"{call}: cmp = {cmp!r} is not one of kishmem.CMP_*")
 
 
@@ -435,8 +439,7 @@ def atomic_fetch_add(dest, value, pe):
         raise ArgumentError(f"{call}: dest must be one int64 element, got dtype {m.dtype} shape {list(m.shape)}")
     if isinstance(value, bool) or not isinstance(value, int) or not -2 ** 63 <= value < 2 ** 63:
         raise ArgumentError(f"{call}: value = {value!r} is not an int64")
-    _t.check_pe(call, pe, _c.n_pes())
-    return _c.atomic_fetch_add(m.addr, value, int(pe))
+    return _c.atomic_fetch_add(m.addr, value, _t.check_pe(call, pe, _c.n_pes()))
 
 
 # ---- on a CUDA stream (GPU heap) -------------------------------------------------------------
@@ -459,14 +462,14 @@ def _stream(call, stream):
 def put_on_stream(dest, src, pe, stream=None):
     """put ordered on a torch.cuda.Stream (default: the current one); capturable."""
     call = "shmemx_putmem_on_stream"
-    d, s = _pair(call, dest, src, "dest", "src", pe)
+    d, s, pe = _pair(call, dest, src, "dest", "src", pe)
     st = _stream(call, stream)
     _c.putmem_on_stream(d.addr, s.addr, d.nbytes, pe, st)
 
 
 def put_signal_on_stream(dest, src, signal, value, pe, op=SIGNAL_SET, stream=None):
     call = "shmemx_putmem_signal_on_stream"
-    d, s = _pair(call, dest, src, "dest", "src", pe)
+    d, s, pe = _pair(call, dest, src, "dest", "src", pe)
     g = _signal(call, signal)
     _sig_op(call, op)
     st = _stream(call, stream)

@@ -185,9 +185,11 @@ def integer(call, what, v):
 
 
 def check_pe(call, pe, npes, what="pe", team="this job"):
+    """pe as a Python int, once it names a PE of the team."""
     pe = integer(call, what, pe)
     if pe < 0 or pe >= npes:
         raise ArgumentError(f"{call}: PE {pe} is out of range: {team} has PEs 0..{npes - 1}")
+    return pe
 
 
 def view(addr, shape, dtype, device):

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
 namespace py = pybind11;
@@ -188,13 +187,13 @@ enum class Gil { keep_on_gpu, release };
 template <class F>
 auto call(PyBuffer& self, Gil gil, F&& f) {
     ep::Buffer& b = self.get();
+    if (gil == Gil::keep_on_gpu && b.on_gpu()) return f(b);  // (the launch path: nothing else)
     struct Busy {
         int& n;
         explicit Busy(int& c) : n(c) { ++n; }
         ~Busy() { --n; }  // (runs after the GIL is taken back: declared before `released`)
     } busy(self.busy);
-    std::optional<::py::gil_scoped_release> released;
-    if (gil == Gil::release || !b.on_gpu()) released.emplace();
+    ::py::gil_scoped_release released;
     return f(b);
 }
 
