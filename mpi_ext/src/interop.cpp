@@ -345,16 +345,17 @@ int shmemx_team_from_mpi_comm(MPI_Comm comm, shmem_team_t parent, shmem_team_t* 
     }
 
     // 3. Every PE makes every team in the same order, so the parent's agreements pair up; each
-    //    keeps its own.
-    int result = 0;
+    //    keeps its own. When some team could not be made (no slot left: the runtime said so, and
+    //    every PE of the parent knows), none is kept and every PE returns non-zero, as a split does.
+    int full = 0;
     for (auto& [key, members] : groups) {
-        shmem_team_t t = kishmem_ext_team_from_list(parent, members.data(), static_cast<int>(members.size()), call);
-        if (key == info[0]) {
-            *team = t;
-            if (!t) result = -1;  // no team slot left (the runtime said so)
-        }
+        shmem_team_t t = kishmem_ext_team_from_list(parent, members.data(), static_cast<int>(members.size()), call, &full);
+        if (key == info[0]) *team = t;
     }
-    return result;
+    if (!full) return 0;
+    if (*team != SHMEM_TEAM_INVALID) shmem_team_destroy(*team);  // (by all of its members, which all get here)
+    *team = SHMEM_TEAM_INVALID;
+    return -1;
 }
 
 }  // extern "C"

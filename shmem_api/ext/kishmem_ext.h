@@ -71,8 +71,9 @@ int kishmem_ext_team_members(shmem_team_t team, int *world_pes);
 void kishmem_ext_team_quiesce(shmem_team_t team, const char *call);
 /* Collective over `parent`: a new team of the parent PEs parent_indices[0..n) in that order
  * (the same list on every caller); SHMEM_TEAM_INVALID on PEs not in it, or when no team slot
- * is left (the runtime says so). */
-shmem_team_t kishmem_ext_team_from_list(shmem_team_t parent, const int *parent_indices, int n, const char *call);
+ * is left (the runtime says so, and *full, when not NULL, becomes 1 on every PE of the parent). */
+shmem_team_t kishmem_ext_team_from_list(shmem_team_t parent, const int *parent_indices, int n, const char *call,
+                                        int *full);
 
 KISHMEM_END_DECLS
 

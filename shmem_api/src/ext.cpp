@@ -125,9 +125,13 @@ void kishmem_ext_team_quiesce(shmem_team_t team, const char* call) {
     rt::team_sync(team, call);
 }
 
-shmem_team_t kishmem_ext_team_from_list(shmem_team_t parent, const int* parent_indices, int n, const char* call) {
+shmem_team_t kishmem_ext_team_from_list(shmem_team_t parent, const int* parent_indices, int n, const char* call,
+                                        int* full) {
     const std::vector<int> list(parent_indices, parent_indices + n);
-    return rt::team_from_list(parent, list, 0, call);
+    bool none_left = false;
+    shmem_team_t t = rt::team_from_list(parent, list, 0, call, &none_left);
+    if (full && none_left) *full = 1;
+    return t;
 }
 
 }  // extern "C"

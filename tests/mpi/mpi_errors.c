@@ -64,6 +64,26 @@ int main(int argc, char **argv) {
         shmem_team_destroy(evens);
         MPI_Comm_free(&half);
     }
+    /* No team slot left: every PE returns non-zero and keeps no team (as a split does). */
+    {
+        enum { kMost = 200 };
+        static shmem_team_t made[kMost];
+        int n = 0;
+        while (n < kMost && shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, size, NULL, 0, &made[n]) == 0) ++n;
+        t = SHMEM_TEAM_WORLD;
+        CHECK(shmemx_team_from_mpi_comm(MPI_COMM_WORLD, SHMEM_TEAM_WORLD, &t) != 0 && t == SHMEM_TEAM_INVALID,
+              "team_from_mpi_comm with no team slot left (%d teams made first)", n);
+        if (size >= 2) { /* one slot free, two communicators: the first could have its team, not the second */
+            shmem_team_destroy(made[--n]);
+            MPI_Comm parity;
+            CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &parity));
+            t = SHMEM_TEAM_WORLD;
+            CHECK(shmemx_team_from_mpi_comm(parity, SHMEM_TEAM_WORLD, &t) != 0 && t == SHMEM_TEAM_INVALID,
+                  "team_from_mpi_comm of two communicators with one team slot left");
+            MPI_Comm_free(&parity);
+        }
+        while (n > 0) shmem_team_destroy(made[--n]);
+    }
     /* Both libraries still work. */
     long *x = shmem_calloc(1, sizeof(long));
     shmem_long_atomic_add(x, rank + 1, 0);
