@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -53,8 +54,8 @@ void refuse_unbacked_heap(std::size_t heap_bytes, const limits::Limit& limit) {
     if (limit.bytes == 0 || heap_bytes <= limit.bytes) return;
     const char* set = std::getenv("SHMEM_SYMMETRIC_SIZE");
     if (!set) set = std::getenv("KISHMEM_SYMMETRIC_SIZE");
-    fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s (%zu bytes, %s) is more than %s allows (%zu bytes, %s): lower "
-          "SHMEM_SYMMETRIC_SIZE", set ? set : "(default)", heap_bytes, limits::bytes_text(heap_bytes).c_str(),
+    fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s (a heap of %zu bytes with the runtime's own, %s) is more than %s allows "
+          "(%zu bytes, %s): lower SHMEM_SYMMETRIC_SIZE", set ? set : "(default)", heap_bytes, limits::bytes_text(heap_bytes).c_str(),
           limit.what.c_str(), limit.bytes, limits::bytes_text(limit.bytes).c_str());
 }
 
@@ -138,12 +139,15 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     if (!env::check_all(&bad_env)) fatal("shmem_init", "%s", bad_env.c_str());
     log_enable_debug(env::debug());
 
-    const std::size_t heap_bytes = env::symmetric_size();
+    // SHMEM_SYMMETRIC_SIZE is what the program can allocate: the runtime's own regions (kReserved,
+    // device::kDevReserved in a GPU heap) come on top of it.
+    const std::size_t user_bytes = env::symmetric_size();
+    if (user_bytes > SIZE_MAX / 2)
+        fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%zu is larger than any memory: at most %zu bytes", user_bytes, SIZE_MAX / 2);
+    const std::size_t heap_bytes = user_bytes + kReserved;
     routes::Config cfg;
     cfg.remote = env::remote();
     cfg.heap = env::heap();
-    if (heap_bytes < kReserved + kAllocAlign)
-        fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%zu is too small: at least %zu bytes", heap_bytes, kReserved + kAllocAlign);
     WaitPolicy& waits = wait_policy();
     waits.hang_warn = env::hang_warn();
     waits.hang_abort = env::hang_abort();
@@ -272,7 +276,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     routes::Facts facts;
     facts.me = s.pe;
     facts.local = s.local;
-    facts.device_heap = open_device_heap(heap_bytes, setup, cfg, &dmap, &facts.no_device_heap);
+    facts.device_heap = open_device_heap(user_bytes + device::kDevReserved, setup, cfg, &dmap, &facts.no_device_heap);
     s.routes = routes::build_routes(facts, cfg, setup);
     s.route_why = routes::explain(facts, cfg, setup, s.routes);
     s.transports = {s.shm.get()};

@@ -4,8 +4,11 @@
  * alignment (whatever the heap's base happens to be), the block must be symmetric (the same
  * object on every PE: a put through the same address lands in the block of the PE named) and
  * usable over its whole length.  Alignments up to half the 64 MiB test heap (SHMEM_SYMMETRIC_SIZE
- * in tests/CMakeLists.txt). */
+ * in tests/CMakeLists.txt), then the whole heap in one block. */
 #include "api_check.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define MIB ((size_t)1 << 20)
 
@@ -66,6 +69,17 @@ int main(void) {
         shmem_free(small[i]);
     }
     shmem_free(shift);
+
+    /* "SHMEM_SYMMETRIC_SIZE: Number of bytes to allocate for symmetric heap": with nothing else
+     * allocated, the program gets all of them (the runtime's own regions are not taken from it),
+     * and not one block more. */
+    const char *set = getenv("SHMEM_SYMMETRIC_SIZE");
+    CHECK(set != NULL && strcmp(set, "64M") == 0, "the test expects SHMEM_SYMMETRIC_SIZE=64M, has %s", set ? set : "(unset)");
+    long *whole = shmem_malloc(64 * MIB);
+    check_block(whole, 64, 64 * MIB);
+    long *more = shmem_malloc(64);
+    CHECK(more == NULL, "shmem_malloc(64) beside a block of the whole SHMEM_SYMMETRIC_SIZE returned %p", (void *)more);
+    shmem_free(whole);
     mp_pass("api_align");
     shmem_finalize();
     return 0;
