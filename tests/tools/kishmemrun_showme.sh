@@ -83,14 +83,24 @@ check "runs srun" 0 "FAKE-srun [--mpi=pmix] [--kill-on-bad-exit=1] [-n] [2] [--]
   both $IN -- -np 2 ./prog 'a b' '$X'
 check "runs mpirun" 0 "FAKE-mpirun [-np] [2] [--] [./prog] [a b]" both -- -np 2 ./prog 'a b'
 
-# Mistakes: a clear message, exit 2, nothing run.
-check "unknown option without --" 2 "kishmemrun: '--bind-to' is not a kishmemrun option; launcher options must be ended by '--'*" \
-  both -- -np 2 --bind-to none ./prog
-# A `--` among the program's own arguments is the program's: the launcher options before the
-# program (a path to an executable file) still need their own.
+# Launcher options without `--`, as with oshrun: from the first one on, the words go to the
+# launcher as they are (it tells its options from the program); kishmemrun adds no `--`.
+check "launcher options without --" 0 "mpirun -np 2 --bind-to none ./prog -n 5" \
+  both -- --showme -np 2 --bind-to none ./prog -n 5
+check "runs mpirun, launcher options without --" 0 "FAKE-mpirun [-np] [2] [--map-by] [node] [./prog] [a b]" \
+  both -- -np 2 --map-by node ./prog 'a b'
 printf '#!/bin/bash\n' >"$work/prog" && chmod +x "$work/prog"
-check "-- in the program's arguments" 2 "kishmemrun: '--bind-to' is not a kishmemrun option; launcher options must be ended by '--'*" \
-  both -- -np 2 --bind-to none "$work/prog" -n 1 -- x
+# A `--` among the program's own arguments is the program's.
+check "-- in the program's arguments" 0 "mpirun -np 2 --bind-to none $work/prog -n 1 -- x" \
+  both -- --showme -np 2 --bind-to none "$work/prog" -n 1 -- x
+# srun's defaults look at the launcher's words only: a -K among the program's arguments (after
+# the program, an executable file) does not stand for the user's --kill-on-bad-exit.
+check "inside launcher options without --" 0 "$SRUN -n 2 --cpu-bind=cores $work/prog -K0" \
+  both $IN -- --showme -n 2 --cpu-bind=cores "$work/prog" -K0
+check "inside launcher options without --, -K given" 0 "srun --mpi=pmix -n 2 -K0 ./prog" \
+  both $IN -- --showme -n 2 -K0 ./prog
+
+# Mistakes: a clear message, exit 2, nothing run.
 check "-- in the program's arguments, none before" 0 "FAKE-mpirun [-np] [2] [--] [$work/prog] [-n] [1] [--] [x]" \
   both -- -np 2 "$work/prog" -n 1 -- x
 check "bad -np" 2 "kishmemrun: -np needs a positive integer, got 'x'" both -- -np x ./prog
