@@ -1,6 +1,7 @@
 // The API from C++: shmem.h compiles as C++, the typed C routines link with C linkage, and the
 // C++ overloads named like the C11 generic routines (shmem_put, shmem_atomic_fetch_add,
-// shmem_wait_until, shmem_sum_reduce, ...) pick the routine of the argument's type.  Every call
+// shmem_wait_until, shmem_sum_reduce, ...) pick the routine of the argument's type, for every
+// generic family of C11 and their context forms (tools/abi's generic_parity checks the names).  Every call
 // is checked for values, for several types, so that a wrong overload (element size or
 // arithmetic) fails.
 #include <shmem.h>
@@ -52,6 +53,34 @@ void rma(shmem_ctx_t ctx, const char* name) {
     shmem_quiet();
     for (int i = 0; i < N; ++i) CHECK(back[i] == T(api_val(me, i)), "C++ %s shmem_get_nbi element %d", name, i);
     shmem_barrier_all();
+
+    // strided and blocked-strided forms, with and without a context: element k of src at a
+    // known place of the neighbour's block, and read back the same way
+    for (int i = 0; i < 4 * N; ++i) sym[i] = T(99);
+    shmem_barrier_all();
+    shmem_iput(ctx, sym, src, 2, 1, 5, right_pe);           // src[0..4] to sym[0, 2, .., 8]
+    shmem_ibput(sym + N, src, 3, 2, 2, 3, right_pe);        // blocks of 2: src[0,1],[2,3],[4,5] to sym[N+0,1], [N+3,4], [N+6,7]
+    shmem_ibput(ctx, sym + 2 * N, src + 1, 4, 1, 1, 2, right_pe);  // src[1], src[2] to sym[2N], sym[2N+4]
+    shmem_ctx_quiet(ctx);
+    shmem_quiet();
+    shmem_barrier_all();
+    for (int k = 0; k < 5; ++k) CHECK(sym[2 * k] == T(api_val(left_pe, k)), "C++ %s shmem_iput(ctx) element %d", name, k);
+    for (int b = 0; b < 3; ++b)
+        for (int j = 0; j < 2; ++j)
+            CHECK(sym[N + 3 * b + j] == T(api_val(left_pe, 2 * b + j)), "C++ %s shmem_ibput block %d element %d", name, b, j);
+    CHECK(sym[N + 2] == T(99) && sym[N + 5] == T(99), "C++ %s shmem_ibput wrote between blocks", name);
+    CHECK(sym[2 * N] == T(api_val(left_pe, 1)) && sym[2 * N + 4] == T(api_val(left_pe, 2)) && sym[2 * N + 1] == T(99),
+          "C++ %s shmem_ibput(ctx)", name);
+    std::memset(static_cast<void*>(back), 0, sizeof back);
+    shmem_iget(ctx, back, sym, 1, 2, 5, right_pe);          // the neighbour's sym[0, 2, .., 8]: this PE's src[0..4]
+    for (int k = 0; k < 5; ++k) CHECK(back[k] == T(api_val(me, k)), "C++ %s shmem_iget(ctx) element %d", name, k);
+    std::memset(static_cast<void*>(back), 0, sizeof back);
+    shmem_ibget(back, sym + N, 2, 3, 2, 3, right_pe);
+    for (int k = 0; k < 6; ++k) CHECK(back[k] == T(api_val(me, k)), "C++ %s shmem_ibget element %d", name, k);
+    std::memset(static_cast<void*>(back), 0, sizeof back);
+    shmem_ibget(ctx, back, sym + 2 * N, 1, 4, 1, 2, right_pe);
+    CHECK(back[0] == T(api_val(me, 1)) && back[1] == T(api_val(me, 2)), "C++ %s shmem_ibget(ctx)", name);
+    shmem_barrier_all();
     shmem_free(sym);
 }
 
@@ -75,7 +104,87 @@ void amo(shmem_ctx_t ctx, const char* name) {
     CHECK(shmem_atomic_compare_swap(&v[2], T(me + 2), T(me + 3), right_pe) == T(me + 2), "C++ %s compare_swap", name);
     CHECK(shmem_atomic_fetch(ctx, &v[2], right_pe) == T(me + 3), "C++ %s atomic_fetch(ctx)", name);
     shmem_barrier_all();
+
+    // the non-blocking fetching forms, with and without a context: v[3] on the right PE goes
+    // 0 -> +5 -> +1 -> cswap to 40 -> swap to 50 (only this PE touches it)
+    T got[6] = {};
+    shmem_atomic_fetch_add_nbi(&got[0], &v[3], T(5), right_pe);
+    shmem_quiet();
+    shmem_atomic_fetch_inc_nbi(ctx, &got[1], &v[3], right_pe);
+    shmem_ctx_quiet(ctx);
+    shmem_atomic_compare_swap_nbi(&got[2], &v[3], T(6), T(40), right_pe);
+    shmem_quiet();
+    shmem_atomic_swap_nbi(ctx, &got[3], &v[3], T(50), right_pe);
+    shmem_ctx_quiet(ctx);
+    shmem_atomic_fetch_nbi(&got[4], &v[3], right_pe);
+    shmem_atomic_fetch_nbi(ctx, &got[5], &v[3], right_pe);
+    shmem_quiet();
+    shmem_ctx_quiet(ctx);
+    CHECK(got[0] == T(0) && got[1] == T(5) && got[2] == T(6) && got[3] == T(40) && got[4] == T(50) && got[5] == T(50),
+          "C++ %s nbi AMOs fetched %lld %lld %lld %lld %lld %lld", name, (long long)got[0], (long long)got[1],
+          (long long)got[2], (long long)got[3], (long long)got[4], (long long)got[5]);
+    shmem_barrier_all();
+    CHECK(v[3] == T(50), "C++ %s nbi AMOs left %lld", name, (long long)v[3]);
+    shmem_barrier_all();
     shmem_free(v);
+}
+
+// and/or/xor with and without a context, fetching, not fetching and fetching-nbi: each PE
+// works on its own word of the right neighbour
+template <typename T>
+void bits(shmem_ctx_t ctx, const char* name) {
+    T* w = static_cast<T*>(shmem_calloc(1, sizeof(T)));
+    shmem_barrier_all();
+    // (operations of two contexts are ordered by a quiet of the first between them)
+    T got[6] = {};
+    shmem_atomic_or(w, T(0xF0), right_pe);                            // 0xF0
+    shmem_quiet();
+    got[0] = shmem_atomic_fetch_or(ctx, w, T(0x0F), right_pe);        // 0xFF
+    shmem_atomic_and(ctx, w, T(0x3C), right_pe);                      // 0x3C
+    shmem_ctx_quiet(ctx);
+    got[1] = shmem_atomic_fetch_and(w, T(0x1E), right_pe);            // 0x1C
+    shmem_atomic_xor(ctx, w, T(0x01), right_pe);                      // 0x1D
+    got[2] = shmem_atomic_fetch_xor(ctx, w, T(0x10), right_pe);       // 0x0D
+    shmem_ctx_quiet(ctx);
+    shmem_atomic_fetch_or_nbi(&got[3], w, T(0x40), right_pe);         // 0x4D
+    shmem_quiet();
+    shmem_atomic_fetch_and_nbi(ctx, &got[4], w, T(0x4C), right_pe);   // 0x4C
+    shmem_ctx_quiet(ctx);
+    shmem_atomic_fetch_xor_nbi(ctx, &got[5], w, T(0x0C), right_pe);   // 0x40
+    shmem_ctx_quiet(ctx);
+    shmem_atomic_xor(w, T(0), right_pe);
+    shmem_barrier_all();
+    CHECK(got[0] == T(0xF0) && got[1] == T(0x3C) && got[2] == T(0x1D) && got[3] == T(0x0D) && got[4] == T(0x4D) &&
+          got[5] == T(0x4C) && *w == T(0x40),
+          "C++ %s bitwise AMOs fetched %llx %llx %llx %llx %llx %llx, left %llx", name, (unsigned long long)got[0],
+          (unsigned long long)got[1], (unsigned long long)got[2], (unsigned long long)got[3], (unsigned long long)got[4],
+          (unsigned long long)got[5], (unsigned long long)*w);
+    shmem_barrier_all();
+    shmem_free(w);
+}
+
+// the deprecated (1.3) generic AMO names of int, long and long long
+template <typename T>
+void deprecated_amo(const char* name) {
+    T* w = static_cast<T*>(shmem_calloc(1, sizeof(T)));
+    shmem_barrier_all();
+    shmem_set(w, T(10), right_pe);
+    shmem_quiet();
+    shmem_add(w, T(5), right_pe);
+    shmem_fence();
+    shmem_inc(w, right_pe);
+    shmem_quiet();
+    const T f1 = shmem_fadd(w, T(4), right_pe);    // 16
+    const T f2 = shmem_finc(w, right_pe);          // 20
+    const T f3 = shmem_cswap(w, T(21), T(30), right_pe);
+    const T f4 = shmem_swap(w, T(31), right_pe);
+    const T f5 = shmem_fetch(w, right_pe);
+    shmem_barrier_all();
+    CHECK(f1 == T(16) && f2 == T(20) && f3 == T(21) && f4 == T(30) && f5 == T(31) && *w == T(31),
+          "C++ %s deprecated AMOs: %lld %lld %lld %lld %lld, left %lld", name, (long long)f1, (long long)f2,
+          (long long)f3, (long long)f4, (long long)f5, (long long)*w);
+    shmem_barrier_all();
+    shmem_free(w);
 }
 
 template <typename T>
@@ -88,6 +197,19 @@ void sync_and_collectives(const char* name) {
     shmem_atomic_set(&iv[0], T(me + 1), right_pe);
     shmem_wait_until(&iv[0], SHMEM_CMP_EQ, T(left_pe + 1));
     CHECK(shmem_test(&iv[0], SHMEM_CMP_GE, T(left_pe + 1)) == 1, "C++ %s shmem_test", name);
+    // the vector forms: iv[1..3] set by the left neighbour to 1, 2, 3
+    shmem_barrier_all();
+    T three[3] = {T(1), T(2), T(3)};
+    shmem_put(&iv[1], three, 3, right_pe);
+    shmem_wait_until_all_vector(&iv[1], 3, nullptr, SHMEM_CMP_EQ, three);
+    size_t idx[3];
+    CHECK(shmem_test_all_vector(&iv[1], 3, nullptr, SHMEM_CMP_EQ, three) == 1, "C++ %s test_all_vector", name);
+    CHECK(shmem_wait_until_any_vector(&iv[1], 3, nullptr, SHMEM_CMP_EQ, three) < 3, "C++ %s wait_until_any_vector", name);
+    CHECK(shmem_test_any_vector(&iv[1], 3, nullptr, SHMEM_CMP_EQ, three) < 3, "C++ %s test_any_vector", name);
+    CHECK(shmem_wait_until_some_vector(&iv[1], 3, idx, nullptr, SHMEM_CMP_EQ, three) == 3, "C++ %s wait_until_some_vector", name);
+    CHECK(shmem_test_some_vector(&iv[1], 3, idx, nullptr, SHMEM_CMP_EQ, three) == 3, "C++ %s test_some_vector", name);
+    T other[3] = {T(1), T(9), T(3)};
+    CHECK(shmem_test_all_vector(&iv[1], 3, nullptr, SHMEM_CMP_EQ, other) == 0, "C++ %s test_all_vector, one differs", name);
     T sum = 0, mx = 0;
     for (int k = 0; k < npes; ++k) {
         sum += T(k % 5 + 1);
@@ -97,6 +219,14 @@ void sync_and_collectives(const char* name) {
     for (int i = 0; i < 3; ++i) CHECK(dst[i] == sum, "C++ %s sum_reduce element %d", name, i);
     shmem_barrier_all();
     CHECK(shmem_max_reduce(SHMEM_TEAM_WORLD, dst, src, 2) == 0 && dst[0] == mx && dst[1] == mx, "C++ %s max_reduce", name);
+    shmem_barrier_all();
+    // scans: PE p gets the sum of PEs 0..p (inscan) or 0..p-1 (exscan)
+    T in = 0;
+    for (int k = 0; k <= me; ++k) in += T(k % 5 + 1);
+    CHECK(shmem_sum_inscan(SHMEM_TEAM_WORLD, dst, src, 2) == 0 && dst[0] == in && dst[1] == in, "C++ %s sum_inscan", name);
+    shmem_barrier_all();
+    CHECK(shmem_sum_exscan(SHMEM_TEAM_WORLD, dst, src, 2) == 0 && (me == 0 || dst[0] == in - T(me % 5 + 1)),
+          "C++ %s sum_exscan", name);
     shmem_barrier_all();
     CHECK(shmem_broadcast(SHMEM_TEAM_WORLD, dst, src, 4, npes - 1) == 0, "C++ %s broadcast rc", name);
     for (int i = 0; i < 4; ++i) CHECK(dst[i] == T((npes - 1) % 5 + 1), "C++ %s broadcast element %d", name, i);
@@ -156,6 +286,15 @@ int main() {
     amo<size_t>(ctx, "size_t");
     amo<ptrdiff_t>(ctx, "ptrdiff_t");
 
+    bits<unsigned int>(ctx, "unsigned int");
+    bits<unsigned long>(ctx, "unsigned long");
+    bits<unsigned long long>(ctx, "unsigned long long");
+    bits<int>(ctx, "int");   // (int32)
+    bits<long>(ctx, "long"); // (int64)
+    deprecated_amo<int>("int");
+    deprecated_amo<long>("long");
+    deprecated_amo<long long>("long long");
+
     sync_and_collectives<int>("int");
     sync_and_collectives<long>("long");
     sync_and_collectives<long long>("long long");
@@ -192,11 +331,21 @@ int main() {
         CHECK(shmem_signal_wait_until(s, SHMEM_CMP_EQ, 1) == 1, "C++ put_signal: signal");
         for (int i = 0; i < 4; ++i) CHECK(d[i] == left_pe + i, "C++ put_signal element %d", i);
         shmem_barrier_all();
+        // the context forms, blocking and not
+        int w[4] = {10 * me, 10 * me + 1, 10 * me + 2, 10 * me + 3};
+        shmem_put_signal(ctx, d, w, 2, s, 1, SHMEM_SIGNAL_ADD, right_pe);
+        shmem_put_signal_nbi(ctx, d + 2, w + 2, 2, s, 1, SHMEM_SIGNAL_ADD, right_pe);
+        shmem_put_signal_nbi(d, w, 1, s, 1, SHMEM_SIGNAL_ADD, right_pe);
+        shmem_ctx_quiet(ctx);
+        shmem_quiet();
+        CHECK(shmem_signal_wait_until(s, SHMEM_CMP_EQ, 4) == 4, "C++ put_signal(ctx): signal");
+        for (int i = 0; i < 4; ++i) CHECK(d[i] == 10 * left_pe + i, "C++ put_signal(ctx) element %d", i);
+        shmem_barrier_all();
         shmem_free(s);
         shmem_free(d);
     }
-
     shmem_ctx_destroy(ctx);
+
     /* shmem_sync(team) overload beside the active-set shmem_sync (1.5 "SHMEM_SYNC") */
     CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "shmem_sync(SHMEM_TEAM_WORLD) did not return 0");
     mp_pass("api_cxx");

@@ -128,15 +128,52 @@ void kishmem_generic_no_such_type(void);
     inline T shmem_g(const T *s, int pe) { return shmem_##N##_g(s, pe); }                                          \
     inline T shmem_g(shmem_ctx_t c, const T *s, int pe) { return shmem_ctx_##N##_g(c, s, pe); }                    \
     inline void shmem_iput(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { shmem_##N##_iput(d, s, dst, sst, n, pe); } \
+    inline void shmem_iput(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { shmem_ctx_##N##_iput(c, d, s, dst, sst, n, pe); } \
     inline void shmem_iget(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { shmem_##N##_iget(d, s, dst, sst, n, pe); } \
+    inline void shmem_iget(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { shmem_ctx_##N##_iget(c, d, s, dst, sst, n, pe); } \
     inline void shmem_put_signal(T *d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe) { shmem_##N##_put_signal(d, s, n, sig, v, op, pe); } \
+    inline void shmem_put_signal(shmem_ctx_t c, T *d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe) { shmem_ctx_##N##_put_signal(c, d, s, n, sig, v, op, pe); } \
     inline void shmem_put_signal_nbi(T *d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe) { shmem_##N##_put_signal_nbi(d, s, n, sig, v, op, pe); } \
+    inline void shmem_put_signal_nbi(shmem_ctx_t c, T *d, const T *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe) { shmem_ctx_##N##_put_signal_nbi(c, d, s, n, sig, v, op, pe); } \
     inline int shmem_broadcast(shmem_team_t t, T *d, const T *s, size_t n, int root) { return shmem_##N##_broadcast(t, d, s, n, root); } \
     inline int shmem_collect(shmem_team_t t, T *d, const T *s, size_t n) { return shmem_##N##_collect(t, d, s, n); } \
     inline int shmem_fcollect(shmem_team_t t, T *d, const T *s, size_t n) { return shmem_##N##_fcollect(t, d, s, n); } \
     inline int shmem_alltoall(shmem_team_t t, T *d, const T *s, size_t n) { return shmem_##N##_alltoall(t, d, s, n); } \
     inline int shmem_alltoalls(shmem_team_t t, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n) { return shmem_##N##_alltoalls(t, d, s, dst, sst, n); }
 KISHMEM_GENERIC_RMA_TYPES(KISHMEM_CXX_RMA, _)
+
+/* The families that Sandia OpenSHMEM's shmemx_ names share (kishmem/shmemx_sos.h generates them
+ * again with P = shmemx, so these stay defined): P is the prefix, passed as the lists' F. */
+#define KISHMEM_CXX_IB(T, N, P)                                                                                    \
+    inline void P##_ibput(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) { P##_##N##_ibput(d, s, dst, sst, b, nb, pe); } \
+    inline void P##_ibput(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) { P##_ctx_##N##_ibput(c, d, s, dst, sst, b, nb, pe); } \
+    inline void P##_ibget(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) { P##_##N##_ibget(d, s, dst, sst, b, nb, pe); } \
+    inline void P##_ibget(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) { P##_ctx_##N##_ibget(c, d, s, dst, sst, b, nb, pe); }
+#define KISHMEM_CXX_SCAN(T, N, P)                                                                                  \
+    inline int P##_sum_inscan(shmem_team_t t, T *d, const T *s, size_t n) { return P##_##N##_sum_inscan(t, d, s, n); } \
+    inline int P##_sum_exscan(shmem_team_t t, T *d, const T *s, size_t n) { return P##_##N##_sum_exscan(t, d, s, n); }
+#define KISHMEM_CXX_AMO_EXT_NBI(T, N, P)                                                                           \
+    inline void P##_atomic_fetch_nbi(T *f, const T *s, int pe) { P##_##N##_atomic_fetch_nbi(f, s, pe); }           \
+    inline void P##_atomic_fetch_nbi(shmem_ctx_t c, T *f, const T *s, int pe) { P##_ctx_##N##_atomic_fetch_nbi(c, f, s, pe); } \
+    inline void P##_atomic_swap_nbi(T *f, T *d, T v, int pe) { P##_##N##_atomic_swap_nbi(f, d, v, pe); }           \
+    inline void P##_atomic_swap_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { P##_ctx_##N##_atomic_swap_nbi(c, f, d, v, pe); }
+#define KISHMEM_CXX_AMO_STD_NBI(T, N, P)                                                                           \
+    inline void P##_atomic_compare_swap_nbi(T *f, T *d, T c, T v, int pe) { P##_##N##_atomic_compare_swap_nbi(f, d, c, v, pe); } \
+    inline void P##_atomic_compare_swap_nbi(shmem_ctx_t x, T *f, T *d, T c, T v, int pe) { P##_ctx_##N##_atomic_compare_swap_nbi(x, f, d, c, v, pe); } \
+    inline void P##_atomic_fetch_inc_nbi(T *f, T *d, int pe) { P##_##N##_atomic_fetch_inc_nbi(f, d, pe); }         \
+    inline void P##_atomic_fetch_inc_nbi(shmem_ctx_t c, T *f, T *d, int pe) { P##_ctx_##N##_atomic_fetch_inc_nbi(c, f, d, pe); } \
+    inline void P##_atomic_fetch_add_nbi(T *f, T *d, T v, int pe) { P##_##N##_atomic_fetch_add_nbi(f, d, v, pe); } \
+    inline void P##_atomic_fetch_add_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { P##_ctx_##N##_atomic_fetch_add_nbi(c, f, d, v, pe); }
+#define KISHMEM_CXX_AMO_BIT_NBI_OP(T, N, P, OP)                                                                    \
+    inline void P##_atomic_fetch_##OP##_nbi(T *f, T *d, T v, int pe) { P##_##N##_atomic_fetch_##OP##_nbi(f, d, v, pe); } \
+    inline void P##_atomic_fetch_##OP##_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { P##_ctx_##N##_atomic_fetch_##OP##_nbi(c, f, d, v, pe); }
+#define KISHMEM_CXX_AMO_BIT_NBI(T, N, P) \
+    KISHMEM_CXX_AMO_BIT_NBI_OP(T, N, P, and) KISHMEM_CXX_AMO_BIT_NBI_OP(T, N, P, or) KISHMEM_CXX_AMO_BIT_NBI_OP(T, N, P, xor)
+KISHMEM_GENERIC_RMA_TYPES(KISHMEM_CXX_IB, shmem)
+KISHMEM_GENERIC_REDUCE_ARITH_TYPES(KISHMEM_CXX_SCAN, shmem)
+KISHMEM_GENERIC_AMO_EXT_TYPES(KISHMEM_CXX_AMO_EXT_NBI, shmem)
+KISHMEM_GENERIC_AMO_STD_TYPES(KISHMEM_CXX_AMO_STD_NBI, shmem)
+KISHMEM_GENERIC_AMO_BIT_TYPES(KISHMEM_CXX_AMO_BIT_NBI, shmem)
 
 #define KISHMEM_CXX_AMO_EXT(T, N, F)                                                                               \
     inline T shmem_atomic_fetch(const T *s, int pe) { return shmem_##N##_atomic_fetch(s, pe); }                    \
@@ -160,13 +197,13 @@ KISHMEM_GENERIC_AMO_EXT_TYPES(KISHMEM_CXX_AMO_EXT, _)
     inline void shmem_atomic_add(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_atomic_add(c, d, v, pe); }
 KISHMEM_GENERIC_AMO_STD_TYPES(KISHMEM_CXX_AMO_STD, _)
 
-#define KISHMEM_CXX_AMO_BIT(T, N, F)                                                                               \
-    inline T shmem_atomic_fetch_and(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_and(d, v, pe); }          \
-    inline void shmem_atomic_and(T *d, T v, int pe) { shmem_##N##_atomic_and(d, v, pe); }                          \
-    inline T shmem_atomic_fetch_or(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_or(d, v, pe); }            \
-    inline void shmem_atomic_or(T *d, T v, int pe) { shmem_##N##_atomic_or(d, v, pe); }                            \
-    inline T shmem_atomic_fetch_xor(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_xor(d, v, pe); }          \
-    inline void shmem_atomic_xor(T *d, T v, int pe) { shmem_##N##_atomic_xor(d, v, pe); }
+/* and/or/xor: OP, with and without a context, fetching and not. */
+#define KISHMEM_CXX_AMO_BIT_OP(T, N, OP)                                                                          \
+    inline T shmem_atomic_fetch_##OP(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_##OP(d, v, pe); }        \
+    inline T shmem_atomic_fetch_##OP(shmem_ctx_t c, T *d, T v, int pe) { return shmem_ctx_##N##_atomic_fetch_##OP(c, d, v, pe); } \
+    inline void shmem_atomic_##OP(T *d, T v, int pe) { shmem_##N##_atomic_##OP(d, v, pe); }                        \
+    inline void shmem_atomic_##OP(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_atomic_##OP(c, d, v, pe); }
+#define KISHMEM_CXX_AMO_BIT(T, N, F) KISHMEM_CXX_AMO_BIT_OP(T, N, and) KISHMEM_CXX_AMO_BIT_OP(T, N, or) KISHMEM_CXX_AMO_BIT_OP(T, N, xor)
 KISHMEM_GENERIC_AMO_BIT_TYPES(KISHMEM_CXX_AMO_BIT, _)
 
 #define KISHMEM_CXX_REDUCE(T, N, F) inline int shmem_##F##_reduce(shmem_team_t t, T *d, const T *s, size_t n) { return shmem_##N##_##F##_reduce(t, d, s, n); }
@@ -186,19 +223,41 @@ KISHMEM_GENERIC_REDUCE_ARITH_TYPES(KISHMEM_CXX_REDUCE, prod)
     inline size_t shmem_wait_until_some(T *v, size_t n, size_t *ix, const int *st, int cmp, T x) { return shmem_##N##_wait_until_some(v, n, ix, st, cmp, x); } \
     inline int shmem_test_all(T *v, size_t n, const int *st, int cmp, T x) { return shmem_##N##_test_all(v, n, st, cmp, x); } \
     inline size_t shmem_test_any(T *v, size_t n, const int *st, int cmp, T x) { return shmem_##N##_test_any(v, n, st, cmp, x); } \
-    inline size_t shmem_test_some(T *v, size_t n, size_t *ix, const int *st, int cmp, T x) { return shmem_##N##_test_some(v, n, ix, st, cmp, x); }
+    inline size_t shmem_test_some(T *v, size_t n, size_t *ix, const int *st, int cmp, T x) { return shmem_##N##_test_some(v, n, ix, st, cmp, x); } \
+    inline void shmem_wait_until_all_vector(T *v, size_t n, const int *st, int cmp, T *xs) { shmem_##N##_wait_until_all_vector(v, n, st, cmp, xs); } \
+    inline size_t shmem_wait_until_any_vector(T *v, size_t n, const int *st, int cmp, T *xs) { return shmem_##N##_wait_until_any_vector(v, n, st, cmp, xs); } \
+    inline size_t shmem_wait_until_some_vector(T *v, size_t n, size_t *ix, const int *st, int cmp, T *xs) { return shmem_##N##_wait_until_some_vector(v, n, ix, st, cmp, xs); } \
+    inline int shmem_test_all_vector(T *v, size_t n, const int *st, int cmp, T *xs) { return shmem_##N##_test_all_vector(v, n, st, cmp, xs); } \
+    inline size_t shmem_test_any_vector(T *v, size_t n, const int *st, int cmp, T *xs) { return shmem_##N##_test_any_vector(v, n, st, cmp, xs); } \
+    inline size_t shmem_test_some_vector(T *v, size_t n, size_t *ix, const int *st, int cmp, T *xs) { return shmem_##N##_test_some_vector(v, n, ix, st, cmp, xs); }
 KISHMEM_GENERIC_SYNC_TYPES(KISHMEM_CXX_SYNC, _)
 
+/* Deprecated generic names still in OpenSHMEM 1.5 (1.3's AMOs and shmem_wait). */
 #define KISHMEM_CXX_DEPR_WAIT(T, N, F) inline void shmem_wait(T *v, T x) { shmem_##N##_wait(v, x); }
 KISHMEM_GENERIC_DEPR_WAIT_TYPES(KISHMEM_CXX_DEPR_WAIT, _)
+#define KISHMEM_CXX_DEPR_AMO_EXT(T, N, F)                                                                          \
+    inline T shmem_fetch(const T *s, int pe) { return shmem_##N##_fetch(s, pe); }                                  \
+    inline void shmem_set(T *d, T v, int pe) { shmem_##N##_set(d, v, pe); }                                        \
+    inline T shmem_swap(T *d, T v, int pe) { return shmem_##N##_swap(d, v, pe); }
+KISHMEM_GENERIC_DEPR_AMO_EXT_TYPES(KISHMEM_CXX_DEPR_AMO_EXT, _)
+#define KISHMEM_CXX_DEPR_AMO(T, N, F)                                                                              \
+    inline T shmem_cswap(T *d, T c, T v, int pe) { return shmem_##N##_cswap(d, c, v, pe); }                        \
+    inline T shmem_finc(T *d, int pe) { return shmem_##N##_finc(d, pe); }                                          \
+    inline void shmem_inc(T *d, int pe) { shmem_##N##_inc(d, pe); }                                                \
+    inline T shmem_fadd(T *d, T v, int pe) { return shmem_##N##_fadd(d, v, pe); }                                  \
+    inline void shmem_add(T *d, T v, int pe) { shmem_##N##_add(d, v, pe); }
+KISHMEM_GENERIC_DEPR_AMO_TYPES(KISHMEM_CXX_DEPR_AMO, _)
 
 #undef KISHMEM_CXX_RMA
 #undef KISHMEM_CXX_AMO_EXT
 #undef KISHMEM_CXX_AMO_STD
+#undef KISHMEM_CXX_AMO_BIT_OP
 #undef KISHMEM_CXX_AMO_BIT
 #undef KISHMEM_CXX_REDUCE
 #undef KISHMEM_CXX_SYNC
 #undef KISHMEM_CXX_DEPR_WAIT
+#undef KISHMEM_CXX_DEPR_AMO_EXT
+#undef KISHMEM_CXX_DEPR_AMO
 
 /* shmem_sync(team) next to the active-set shmem_sync of the C API. */
 #if defined(__CUDACC__)

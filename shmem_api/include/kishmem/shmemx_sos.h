@@ -15,8 +15,7 @@
  *   shmemx_pcntr_*                          counts of this PE's operations (see below)
  *   shmemx_register_gettid                  the program's thread numbering, used in messages
  * C11 generic selections and C++ overloads: shmemx_ibput, shmemx_ibget, shmemx_sum_inscan,
- * shmemx_sum_exscan, shmemx_atomic_*_nbi; C11 also shmemx_signal_add / _set (with or without a
- * context). */
+ * shmemx_sum_exscan, shmemx_atomic_*_nbi, shmemx_signal_add / _set (with or without a context). */
 #ifndef KISHMEM_SHMEMX_SOS_H
 #define KISHMEM_SHMEMX_SOS_H
 
@@ -120,54 +119,14 @@ KISHMEM_END_DECLS
 #define shmemx_atomic_fetch_xor_nbi(...) KISHMEM_XGEN(KISHMEM_GENERIC_AMO_BIT_TYPES, atomic_fetch_xor_nbi, __VA_ARGS__)
 
 #elif defined(__cplusplus)
-/* C++: overloads forwarding to the typed C routines. */
-#define KISHMEM_CXX_X_RMA(T, N, F)                                                                                 \
-    inline void shmemx_ibput(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) {        \
-        shmemx_##N##_ibput(d, s, dst, sst, b, nb, pe);                                                             \
-    }                                                                                                              \
-    inline void shmemx_ibput(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) { \
-        shmemx_ctx_##N##_ibput(c, d, s, dst, sst, b, nb, pe);                                                      \
-    }                                                                                                              \
-    inline void shmemx_ibget(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) {        \
-        shmemx_##N##_ibget(d, s, dst, sst, b, nb, pe);                                                             \
-    }                                                                                                              \
-    inline void shmemx_ibget(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe) { \
-        shmemx_ctx_##N##_ibget(c, d, s, dst, sst, b, nb, pe);                                                      \
-    }
-KISHMEM_GENERIC_RMA_TYPES(KISHMEM_CXX_X_RMA, _)
-#define KISHMEM_CXX_X_SCAN(T, N, F)                                                                                \
-    inline int shmemx_sum_inscan(shmem_team_t t, T *d, const T *s, size_t n) { return shmemx_##N##_sum_inscan(t, d, s, n); } \
-    inline int shmemx_sum_exscan(shmem_team_t t, T *d, const T *s, size_t n) { return shmemx_##N##_sum_exscan(t, d, s, n); }
-KISHMEM_GENERIC_REDUCE_ARITH_TYPES(KISHMEM_CXX_X_SCAN, _)
-#define KISHMEM_CXX_X_AMO_EXT(T, N, F)                                                                             \
-    inline void shmemx_atomic_fetch_nbi(T *f, const T *s, int pe) { shmemx_##N##_atomic_fetch_nbi(f, s, pe); }      \
-    inline void shmemx_atomic_fetch_nbi(shmem_ctx_t c, T *f, const T *s, int pe) { shmemx_ctx_##N##_atomic_fetch_nbi(c, f, s, pe); } \
-    inline void shmemx_atomic_swap_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_swap_nbi(f, d, v, pe); }      \
-    inline void shmemx_atomic_swap_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_swap_nbi(c, f, d, v, pe); }
-#define KISHMEM_CXX_X_AMO_STD(T, N, F)                                                                             \
-    inline void shmemx_atomic_compare_swap_nbi(T *f, T *d, T c, T v, int pe) { shmemx_##N##_atomic_compare_swap_nbi(f, d, c, v, pe); } \
-    inline void shmemx_atomic_compare_swap_nbi(shmem_ctx_t x, T *f, T *d, T c, T v, int pe) {                      \
-        shmemx_ctx_##N##_atomic_compare_swap_nbi(x, f, d, c, v, pe);                                               \
-    }                                                                                                              \
-    inline void shmemx_atomic_fetch_inc_nbi(T *f, T *d, int pe) { shmemx_##N##_atomic_fetch_inc_nbi(f, d, pe); }    \
-    inline void shmemx_atomic_fetch_inc_nbi(shmem_ctx_t c, T *f, T *d, int pe) { shmemx_ctx_##N##_atomic_fetch_inc_nbi(c, f, d, pe); } \
-    inline void shmemx_atomic_fetch_add_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_fetch_add_nbi(f, d, v, pe); } \
-    inline void shmemx_atomic_fetch_add_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_fetch_add_nbi(c, f, d, v, pe); }
-#define KISHMEM_CXX_X_AMO_BIT(T, N, F)                                                                             \
-    inline void shmemx_atomic_fetch_and_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_fetch_and_nbi(f, d, v, pe); } \
-    inline void shmemx_atomic_fetch_and_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_fetch_and_nbi(c, f, d, v, pe); } \
-    inline void shmemx_atomic_fetch_or_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_fetch_or_nbi(f, d, v, pe); } \
-    inline void shmemx_atomic_fetch_or_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_fetch_or_nbi(c, f, d, v, pe); } \
-    inline void shmemx_atomic_fetch_xor_nbi(T *f, T *d, T v, int pe) { shmemx_##N##_atomic_fetch_xor_nbi(f, d, v, pe); } \
-    inline void shmemx_atomic_fetch_xor_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmemx_ctx_##N##_atomic_fetch_xor_nbi(c, f, d, v, pe); }
-KISHMEM_GENERIC_AMO_EXT_TYPES(KISHMEM_CXX_X_AMO_EXT, _)
-KISHMEM_GENERIC_AMO_STD_TYPES(KISHMEM_CXX_X_AMO_STD, _)
-KISHMEM_GENERIC_AMO_BIT_TYPES(KISHMEM_CXX_X_AMO_BIT, _)
-#undef KISHMEM_CXX_X_RMA
-#undef KISHMEM_CXX_X_SCAN
-#undef KISHMEM_CXX_X_AMO_EXT
-#undef KISHMEM_CXX_X_AMO_STD
-#undef KISHMEM_CXX_X_AMO_BIT
+/* C++: the overloads of kishmem/shmem_generic.h with the shmemx_ prefix. */
+KISHMEM_GENERIC_RMA_TYPES(KISHMEM_CXX_IB, shmemx)
+KISHMEM_GENERIC_REDUCE_ARITH_TYPES(KISHMEM_CXX_SCAN, shmemx)
+KISHMEM_GENERIC_AMO_EXT_TYPES(KISHMEM_CXX_AMO_EXT_NBI, shmemx)
+KISHMEM_GENERIC_AMO_STD_TYPES(KISHMEM_CXX_AMO_STD_NBI, shmemx)
+KISHMEM_GENERIC_AMO_BIT_TYPES(KISHMEM_CXX_AMO_BIT_NBI, shmemx)
+inline void shmemx_signal_add(shmem_ctx_t c, uint64_t *sig_addr, uint64_t signal, int pe) { shmemx_ctx_signal_add(c, sig_addr, signal, pe); }
+inline void shmemx_signal_set(shmem_ctx_t c, uint64_t *sig_addr, uint64_t signal, int pe) { shmemx_ctx_signal_set(c, sig_addr, signal, pe); }
 #endif /* C11 / C++ */
 
 #endif /* KISHMEM_SHMEMX_SOS_H */
