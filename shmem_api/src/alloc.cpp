@@ -38,4 +38,20 @@ void shmem_free(void* ptr) {
     rt::free(ptr, "shmem_free");
 }
 
+// Sandia OpenSHMEM's counters (kishmem/shmemx_sos.h): one zeroed word, collective as shmem_calloc.
+void shmemx_ct_create(shmemx_ct_t* ct) {
+    api::check_init("shmemx_ct_create");
+    if (!ct) fatal("shmemx_ct_create", "ct is NULL: pass the address of the shmemx_ct_t to set");
+    void* word = rt::calloc(1, sizeof(uint64_t), "shmemx_ct_create");
+    if (!word) fatal("shmemx_ct_create", "no symmetric heap left for a counter: raise SHMEM_SYMMETRIC_SIZE");
+    *ct = static_cast<char*>(word);
+}
+
+void shmemx_ct_free(shmemx_ct_t* ct) {
+    api::check_init("shmemx_ct_free");
+    if (!ct) fatal("shmemx_ct_free", "ct is NULL: pass the address of a shmemx_ct_t made by shmemx_ct_create");
+    rt::free(api::check_ct("shmemx_ct_free", *ct), "shmemx_ct_free");
+    *ct = nullptr;
+}
+
 }  // extern "C"

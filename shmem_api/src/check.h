@@ -125,6 +125,15 @@ inline Target target_amo(const char* call, shmem_ctx_t ctx, int pe, const char* 
     return t;
 }
 
+// A counter of Sandia OpenSHMEM's counting operations (shmemx_ct_t): a live, aligned 64-bit word
+// of the symmetric heap, as shmemx_ct_create made it.
+inline uint64_t* check_ct(const char* call, shmemx_ct_t ct) {
+    check_init(call);
+    if (__builtin_expect(!ct || !rt::is_live(ct, 8) || reinterpret_cast<uintptr_t>(ct) % 8 != 0, 0))
+        fatal(call, "ct %p is not a counter made by shmemx_ct_create (or it was freed)", static_cast<void*>(ct));
+    return reinterpret_cast<uint64_t*>(ct);
+}
+
 inline int chan_of(const char* call, shmem_ctx_t ctx) {
     check_init(call);
     if (ctx == SHMEM_CTX_DEFAULT) return 0;

@@ -97,6 +97,21 @@ K_BOTH(void, putmem_signal, (put_signal(call_, ctx_, d, s, n, sig, v, op, pe, fa
 K_BOTH(void, putmem_signal_nbi, (put_signal(call_, ctx_, d, s, n, sig, v, op, pe, true)), void* d, const void* s,
        size_t n, uint64_t* sig, uint64_t v, int op, int pe)
 
+// Sandia OpenSHMEM's counting put and get (kishmem/shmemx_sos.h): the put adds one to pe's
+// counter after its data, as a put-with-signal; the get adds one there once it has read.
+void shmemx_putmem_ct(shmemx_ct_t ct, void* d, const void* s, size_t n, int pe) {
+    const char* call = "shmemx_putmem_ct";
+    put_signal(call, SHMEM_CTX_DEFAULT, d, s, n, check_ct(call, ct), 1, SHMEM_SIGNAL_ADD, pe, false);
+}
+void shmemx_getmem_ct(shmemx_ct_t ct, void* d, const void* s, size_t n, int pe) {
+    const char* call = "shmemx_getmem_ct";
+    uint64_t* word = check_ct(call, ct);
+    get_bytes(call, SHMEM_CTX_DEFAULT, d, s, n, pe, false);
+    Target t = target(call, SHMEM_CTX_DEFAULT, pe);
+    kishmem::rt::amo(t.chan, kishmem::rt::AmoOp::add, word, sizeof *word, 1, 0, t.pe);
+    t.count(kishmem::rt::OpKind::write);
+}
+
 // Blocked-strided put and get (K: K_BOTH for the spec's names, K_X for the shmemx_ names of
 // codes written for Sandia OpenSHMEM, the same routines); ELEM: bytes per element.
 #define DEFINE_IB(K, PUT, GET, P, ELEM)                                                                           \

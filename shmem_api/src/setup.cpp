@@ -1,4 +1,7 @@
 // Library setup, exit and query routines.
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -15,6 +18,13 @@ void fail_not_initialized(const char* call) {
     std::fprintf(stderr, "kishmem: %s: called %s shmem_init\n", call, rt::finalized() ? "after shmem_finalize, outside" : "before");
     std::fflush(stderr);
     std::_Exit(1);
+}
+
+// The query routines' answer, written to `out` (which must not be NULL).
+int query_flag(const char* call, const char* what, int* out, bool yes) {
+    if (!out) fatal(call, "%s is NULL: pass the address to write to", what);
+    *out = yes ? 1 : 0;
+    return 0;
 }
 
 }  // namespace kishmem::api
@@ -42,17 +52,26 @@ void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_SINGLE, nullptr); }
 
 void shmem_query_thread(int* provided) {
     api::check_init("shmem_query_thread");
+    if (!provided) fatal("shmem_query_thread", "provided is NULL: pass the address to write to");
     *provided = rt::thread_level();
 }
 
-int shmem_query_initialized(int* initialized) {
-    *initialized = rt::initialized() ? 1 : 0;
-    return 0;
+int shmem_query_initialized(int* initialized) { return api::query_flag("shmem_query_initialized", "initialized", initialized, rt::initialized()); }
+int shmem_query_finalized(int* finalized) { return api::query_flag("shmem_query_finalized", "finalized", finalized, rt::finalized()); }
+
+// Sandia OpenSHMEM's names (kishmem/shmemx_sos.h).
+int shmemx_query_initialized(int* initialized) {
+    return api::query_flag("shmemx_query_initialized", "initialized", initialized, rt::initialized());
 }
 
-int shmem_query_finalized(int* finalized) {
-    *finalized = rt::finalized() ? 1 : 0;
-    return 0;
+double shmemx_wtime(void) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+char* shmemx_nodename(void) {
+    static char name[256];
+    if (!name[0] && gethostname(name, sizeof name - 1) != 0) std::snprintf(name, sizeof name, "unknown");
+    return name;
 }
 
 void shmem_finalize(void) { rt::finalize(); }

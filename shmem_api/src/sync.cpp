@@ -345,6 +345,22 @@ static void signal_update(const char* call, shmem_ctx_t ctx, rt::AmoOp op, uint6
 DEFINE_SIGNAL_UPDATE(K_BOTH)
 DEFINE_SIGNAL_UPDATE(K_X)
 
+// Sandia OpenSHMEM's counters (kishmem/shmemx_sos.h): this PE's word, read, set and waited on as
+// a signal; a long to the program.
+long shmemx_ct_get(shmemx_ct_t ct) {
+    const uint64_t* word = check_ct("shmemx_ct_get", ct);
+    rt::progress();
+    return static_cast<long>(load(word));
+}
+void shmemx_ct_set(shmemx_ct_t ct, long value) {
+    signal_update("shmemx_ct_set", SHMEM_CTX_DEFAULT, rt::AmoOp::set, check_ct("shmemx_ct_set", ct),
+                  static_cast<uint64_t>(value), rt::my_pe());
+}
+void shmemx_ct_wait(shmemx_ct_t ct, long wait_for) {
+    const char* call = "shmemx_ct_wait";
+    wait_until<long>(call, reinterpret_cast<long*>(check_ct(call, ct)), SHMEM_CMP_GE, wait_for);
+}
+
 void shmem_set_lock(long* lock) {
     check_sym("shmem_set_lock", "lock", lock, sizeof *lock);
     rt::lock_set(lock);

@@ -10,7 +10,9 @@
  *  - shmemx_signal_add / _set (and the generic forms, with a context);
  *  - shmemx_TYPENAME_sum_inscan / _exscan and the generic shmemx_sum_inscan / _exscan;
  *  - shmemx_register_gettid (called before shmem_init, as SOS programs do);
- *  - shmemx_TYPENAME_atomic_*_nbi and their generic forms.
+ *  - shmemx_TYPENAME_atomic_*_nbi and their generic forms;
+ *  - shmemx_ct_* with shmemx_putmem_ct / _getmem_ct, shmemx_wtime, shmemx_nodename and
+ *    shmemx_query_initialized.
  * PE 0 prints "PASS sos_ext on N PEs" when every PE passed; a failing PE prints "FAIL: ...". */
 #define _DEFAULT_SOURCE /* gethostname under -std=c11 */
 #include <shmem.h>
@@ -324,6 +326,54 @@ static void atomics_nbi(shmem_ctx_t ctx, int right) {
     shmem_free(d), shmem_free(u), shmem_free(x);
 }
 
+/* shmemx_ct_*: every PE puts to every PE (itself too) through one counter, then gets from every
+ * PE through it, each time waiting for its own count; shmemx_ct_set resets it, and the data is
+ * what was put.  Also shmemx_wtime (increasing), shmemx_nodename (gethostname) and
+ * shmemx_query_initialized. */
+static void counting(void) {
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    shmemx_ct_t ct = NULL;
+    shmemx_ct_create(&ct);
+    CHECK(ct != NULL && shmemx_ct_get(ct) == 0, "shmemx_ct_create: counter %p starts at %ld", (void *)ct,
+          ct ? shmemx_ct_get(ct) : -1L);
+    long *slots = shmem_calloc(npes, sizeof(long));
+    long mine = 100 + me, back = -1;
+    shmem_barrier_all();
+    for (int i = 0; i < npes; ++i) shmemx_putmem_ct(ct, &slots[me], &mine, sizeof mine, (me + i) % npes);
+    shmemx_ct_wait(ct, npes);
+    for (int p = 0; p < npes; ++p) CHECK(slots[p] == 100 + p, "shmemx_putmem_ct: slot %d holds %ld", p, slots[p]);
+    CHECK(shmemx_ct_get(ct) == npes, "shmemx_ct_get after %d puts: %ld", npes, shmemx_ct_get(ct));
+    shmem_barrier_all();
+    shmemx_ct_set(ct, -5);
+    CHECK(shmemx_ct_get(ct) == -5, "shmemx_ct_set(-5): %ld", shmemx_ct_get(ct));
+    shmem_barrier_all();
+    for (int i = 0; i < npes; ++i) {
+        int pe = (me + i) % npes;
+        shmemx_getmem_ct(ct, &back, &slots[pe], sizeof back, pe);
+        CHECK(back == 100 + pe, "shmemx_getmem_ct from PE %d: %ld", pe, back);
+    }
+    shmemx_ct_wait(ct, npes - 5);
+    shmem_barrier_all();
+    CHECK(shmemx_ct_get(ct) == npes - 5, "shmemx_ct_get after %d gets from -5: %ld", npes, shmemx_ct_get(ct));
+    shmem_barrier_all();
+    shmemx_putmem_ct(ct, slots, &mine, 0, (me + 1) % npes); /* nothing moves; it still counts */
+    shmemx_ct_wait(ct, npes - 4);
+    shmem_barrier_all();
+    shmemx_ct_free(&ct);
+    CHECK(ct == NULL, "shmemx_ct_free left %p", (void *)ct);
+    shmem_free(slots);
+
+    double t0 = shmemx_wtime();
+    usleep(20000);
+    double t1 = shmemx_wtime();
+    CHECK(t1 - t0 >= 0.019 && t1 - t0 < 5, "shmemx_wtime: %g s across a 20 ms sleep", t1 - t0);
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    CHECK(strcmp(shmemx_nodename(), host) == 0, "shmemx_nodename: '%s', gethostname: '%s'", shmemx_nodename(), host);
+    int init = -1;
+    CHECK(shmemx_query_initialized(&init) == 0 && init == 1, "shmemx_query_initialized: %d", init);
+}
+
 /* Bad input (argv[1]): the job must end with a message naming the call, the PE, the thread
  * number my_gettid gives and the value. */
 static void bad(const char *what, int right) {
@@ -334,6 +384,12 @@ static void bad(const char *what, int right) {
         if (!strcmp(what, "ibput_stride")) shmemx_long_ibput(sym, src, 0, 1, 2, 4, right);
         if (!strcmp(what, "ibget_bsize")) shmemx_ctx_ibget64(SHMEM_CTX_DEFAULT, src, sym, 1, 1, (size_t)-3, 2, right);
         if (!strcmp(what, "pcntr_null")) shmemx_pcntr_get_all(SHMEM_CTX_DEFAULT, NULL);
+        if (!strcmp(what, "ct_local")) shmemx_putmem_ct((shmemx_ct_t)src, sym, src, 8, right);
+        if (!strcmp(what, "ct_null")) shmemx_ct_wait(NULL, 1);
+        if (!strcmp(what, "ct_pe")) {
+            shmemx_ct_t ct = (shmemx_ct_t)(sym + 1);
+            shmemx_getmem_ct(ct, src, sym, 8, 7);
+        }
     }
     shmem_barrier_all();
     printf("no error was raised for '%s'\n", what);
@@ -364,6 +420,7 @@ int main(int argc, char **argv) {
     signals(ctx, right);
     scan_int(), scan_long(), scan_double(), scan_uint64(), scan_generic();
     atomics_nbi(ctx, right);
+    counting();
     if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_destroy(ctx);
 
     int *errors = shmem_calloc(1, sizeof(int)), *sum = shmem_calloc(1, sizeof(int));

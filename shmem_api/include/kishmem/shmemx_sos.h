@@ -14,6 +14,8 @@
  *   SHMEMX_MALLOC_NO_BARRIER                shmem_malloc_with_hints hint: no barrier (see below)
  *   shmemx_pcntr_*                          counts of this PE's operations (see below)
  *   shmemx_register_gettid                  the program's thread numbering, used in messages
+ *   shmemx_ct_*, shmemx_putmem_ct / _getmem_ct  counting puts and gets (see below)
+ *   shmemx_wtime, shmemx_nodename, shmemx_query_initialized
  * C11 generic selections and C++ overloads: shmemx_ibput, shmemx_ibget, shmemx_sum_inscan,
  * shmemx_sum_exscan, shmemx_atomic_*_nbi, shmemx_signal_add / _set (with or without a context). */
 #ifndef KISHMEM_SHMEMX_SOS_H
@@ -79,6 +81,26 @@ void shmemx_pcntr_get_completed_write(shmem_ctx_t ctx, uint64_t *cntr_value);
 void shmemx_pcntr_get_completed_read(shmem_ctx_t ctx, uint64_t *cntr_value);
 void shmemx_pcntr_get_completed_target(uint64_t *cntr_value);
 void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
+
+/* Counting puts and gets: a counter in every PE's symmetric heap, to which each
+ * shmemx_putmem_ct / shmemx_getmem_ct through it adds one at the PE the data goes to (once the
+ * data is there) or comes from (once it has been read).  shmemx_ct_create and shmemx_ct_free
+ * are collective over every PE, as shmem_calloc and shmem_free; shmemx_ct_get / _set / _wait
+ * act on this PE's counter, and _wait returns once it is at least wait_for. */
+typedef char *shmemx_ct_t;
+void shmemx_ct_create(shmemx_ct_t *ct);
+void shmemx_ct_free(shmemx_ct_t *ct);
+long shmemx_ct_get(shmemx_ct_t ct);
+void shmemx_ct_set(shmemx_ct_t ct, long value);
+void shmemx_ct_wait(shmemx_ct_t ct, long wait_for);
+void shmemx_putmem_ct(shmemx_ct_t ct, void *target, const void *source, size_t len, int pe);
+void shmemx_getmem_ct(shmemx_ct_t ct, void *target, const void *source, size_t len, int pe);
+
+/* Seconds of a monotonic clock (differences are elapsed time); this host's name; and
+ * shmem_query_initialized under its shmemx_ name. */
+double shmemx_wtime(void);
+char *shmemx_nodename(void);
+int shmemx_query_initialized(int *initialized);
 
 /* gettid_fn numbers the program's threads (may be called before shmem_init; NULL turns it off):
  * every message of the library then names the thread it comes from, "kishmem: PE n (thread t):". */
