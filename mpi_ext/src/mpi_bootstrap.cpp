@@ -27,31 +27,20 @@ const char* mpi_error_text(int code) {
 }
 
 int wait_request(MPI_Request* req, kishmem_ext_progress_fn progress, void* arg, const char* what, int ranks) {
-    double warn_s = 0, abort_s = 0;
-    kishmem_ext_hang_limits(&warn_s, &abort_s);
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
-    bool warned = false;
+    int warned = 0;
+    char awaited[192];
+    std::snprintf(awaited, sizeof awaited, "%s of the MPI communicator of %d ranks", what, ranks);
     for (unsigned n = 0;; ++n) {
         int done = 0;
         const int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done) return rc;
         if (progress) progress(arg);
         sched_yield();
-        if ((n & 1023) != 1023 || (warn_s <= 0 && abort_s <= 0)) continue;
-        const double waited = std::chrono::duration<double>(clock::now() - start).count();
-        char m[256];
-        if (abort_s > 0 && waited >= abort_s) {
-            std::snprintf(m, sizeof m, "waited %.0f s for %s of the MPI communicator of %d ranks; aborting "
-                          "(KISHMEM_HANG_ABORT=%g)", waited, what, ranks, abort_s);
-            kishmem_ext_fatal("MPI bootstrap", m);
-        }
-        if (!warned && warn_s > 0 && waited >= warn_s) {
-            warned = true;
-            std::snprintf(m, sizeof m, "has waited %.0f s for %s of the MPI communicator of %d ranks (still waiting; "
-                          "KISHMEM_HANG_ABORT=N aborts after N s)", waited, what, ranks);
-            kishmem_ext_warn("MPI bootstrap", m);
-        }
+        if ((n & 1023) == 1023)
+            kishmem_ext_hang_bounds("MPI bootstrap", awaited, std::chrono::duration<double>(clock::now() - start).count(),
+                                    &warned);
     }
 }
 

@@ -60,19 +60,25 @@ void Waiter::spin() {
         }
     }
     const double waited = t - start_;
-    if (p.hang_warn <= 0 && p.hang_abort <= 0) return;
-    if (p.hang_abort > 0 && waited >= p.hang_abort) {
-        describe(what, sizeof what);
-        fatal(call_, "waited %.0f s for %s; ending the job (KISHMEM_HANG_ABORT=%g s; 0 waits forever)", waited, what,
-              p.hang_abort);
+    if (!hang_due(waited, warned_, p.hang_warn, p.hang_abort)) return;
+    describe(what, sizeof what);
+    hang_bounds(call_, what, waited, &warned_, p.hang_warn, p.hang_abort);
+}
+
+void hang_bounds(const char* call, const char* what, double waited, bool* warned, double warn_s, double abort_s) {
+    if (abort_s > 0 && waited >= abort_s)
+        fatal(call, "waited %.0f s for %s; ending the job (KISHMEM_HANG_ABORT=%g s; 0 waits forever)", waited, what,
+              abort_s);
+    if (!*warned && warn_s > 0 && waited >= warn_s) {
+        *warned = true;
+        warn(call, "has waited %.0f s for %s (still waiting; %s)", waited, what,
+             abort_s > 0 ? "the job ends when it has waited KISHMEM_HANG_ABORT seconds" : "KISHMEM_HANG_ABORT=0: no limit");
     }
-    if (!warned_ && p.hang_warn > 0 && waited >= p.hang_warn) {
-        warned_ = true;
-        describe(what, sizeof what);
-        warn(call_, "has waited %.0f s for %s (still waiting; %s)", waited, what,
-             p.hang_abort > 0 ? "the job ends when it has waited KISHMEM_HANG_ABORT seconds"
-                              : "KISHMEM_HANG_ABORT=0: no limit");
-    }
+}
+
+void hang_bounds(const char* call, const char* what, double waited, bool* warned) {
+    const WaitPolicy& p = wait_policy();
+    hang_bounds(call, what, waited, warned, p.hang_warn, p.hang_abort);
 }
 
 void Waiter::describe(char* out, unsigned long n) const {

@@ -55,10 +55,11 @@ void kishmem_ext_fatal(const char *call, const char *message) __attribute__((nor
  * printed as is). */
 void kishmem_ext_wait(int (*done)(void *arg), void *arg, const char *call, const char *what);
 
-/* The hang bounds every wait keeps (KISHMEM_HANG_WARN, KISHMEM_HANG_ABORT; seconds, 0: none), for
- * a bootstrap's own waits before init and during init and finalize, where kishmem_ext_wait cannot
- * serve. */
-void kishmem_ext_hang_limits(double *warn_s, double *abort_s);
+/* The hang bounds every wait keeps (KISHMEM_HANG_WARN, KISHMEM_HANG_ABORT), for a bootstrap's own
+ * waits before init and during init and finalize, where kishmem_ext_wait cannot serve: called now
+ * and then with the seconds waited so far, it warns once (*warned, 0 at first) and ends the job
+ * when the bounds say, naming call and what is awaited. */
+void kishmem_ext_hang_bounds(const char *call, const char *what, double waited, int *warned);
 
 /* Teams.  valid: non-zero for a live team.  slot: the team's runtime slot (0 <= slot < the
  * team limit, distinct among live teams).  members: writes the world PE of each team PE into

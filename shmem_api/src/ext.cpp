@@ -105,9 +105,11 @@ void kishmem_ext_wait(int (*done)(void*), void* arg, const char* call, const cha
     while (!done(arg)) w.spin();
 }
 
-void kishmem_ext_hang_limits(double* warn_s, double* abort_s) {
-    *warn_s = env::hang_warn();  // (what init puts in the wait policy; also before init)
-    *abort_s = env::hang_abort();
+void kishmem_ext_hang_bounds(const char* call, const char* what, double waited, int* warned) {
+    bool said = *warned != 0;
+    // (the bounds init puts in the wait policy, read here: also before init)
+    hang_bounds(call, what, waited, &said, env::hang_warn(), env::hang_abort());
+    *warned = said ? 1 : 0;
 }
 
 int kishmem_ext_team_valid(shmem_team_t team) { return rt::team_valid(team) ? 1 : 0; }

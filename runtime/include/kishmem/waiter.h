@@ -81,6 +81,17 @@ private:
     bool warned_ = false;
 };
 
+// The hang bounds of a wait that polls by itself (one that cannot be a Waiter: it may not run the
+// progress hook, or it runs before init): given the seconds waited so far, warns once (*warned)
+// after warn_s seconds and ends the job after abort_s (0: never), naming `call` and `what` as a
+// Waiter does.  Without the bounds, those of the wait policy.
+void hang_bounds(const char* call, const char* what, double waited, bool* warned, double warn_s, double abort_s);
+void hang_bounds(const char* call, const char* what, double waited, bool* warned);
+// Whether hang_bounds would say something now (a Waiter describes what it waits for only then).
+inline bool hang_due(double waited, bool warned, double warn_s, double abort_s) {
+    return (abort_s > 0 && waited >= abort_s) || (!warned && warn_s > 0 && waited >= warn_s);
+}
+
 // Marks the calling thread as one of the library's own (the software NIC's, the CPU proxy's, the
 // active-message service's: ProgressThread does it). Its waits call the policy's progress, which
 // drives the application's transports, only where any thread may (progress_any_thread; UCX

@@ -210,14 +210,7 @@ private:
             if (t < next) continue;
             next = t + std::chrono::seconds(1);
             if (p.watch) p.watch(call(), what);
-            const double waited = std::chrono::duration<double>(t - start).count();
-            if (p.hang_abort > 0 && waited >= p.hang_abort)
-                fatal(call(), "waited %.0f s for %s; aborting (KISHMEM_HANG_ABORT=%g)", waited, what, p.hang_abort);
-            if (!warned && p.hang_warn > 0 && waited >= p.hang_warn) {
-                warned = true;
-                warn(call(), "has waited %.0f s for %s (still waiting; KISHMEM_HANG_ABORT=N aborts after N s)", waited,
-                     what);
-            }
+            hang_bounds(call(), what, std::chrono::duration<double>(t - start).count(), &warned);
         }
         PMIX_INFO_DESTRUCT(&info);
         return done.status;

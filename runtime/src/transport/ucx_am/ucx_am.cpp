@@ -119,14 +119,10 @@ struct UcxAm::Impl {
             if (spins % 4096 != 0) continue;
             const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             const WaitPolicy& w = wait_policy();
-            if (w.hang_abort > 0 && waited > w.hang_abort)
-                fatal("UCX active messages", "PE %d: %s to PE %d has not completed in %.0f s (KISHMEM_HANG_ABORT)", me, what, pe,
-                      waited);
-            if (!warned && w.hang_warn > 0 && waited > w.hang_warn) {
-                warned = true;
-                warn("UCX active messages", "PE %d: %s to PE %d has not completed after %.0f s (still waiting)", me, what, pe,
-                     waited);
-            }
+            if (!hang_due(waited, warned, w.hang_warn, w.hang_abort)) continue;
+            char awaited[160];
+            std::snprintf(awaited, sizeof awaited, "the completion of %s to PE %d", what, pe);
+            hang_bounds("UCX active messages", awaited, waited, &warned);
         }
         ucp_request_free(req);
         return st;
