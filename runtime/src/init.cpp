@@ -356,6 +356,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     g_hot.threads = s.thread_level == kThreadMultiple;
     g_hot.count_target = env::pcntr_target();
     g_hot.freed = s.alloc->freed_bits();
+    g_hot.bounds = s.alloc->bound_bits();
     s.initialized = g_hot.initialized = true;
     static bool exit_hook = false;
     if (!exit_hook) exit_hook = std::atexit(left_without_finalize) == 0;
@@ -422,6 +423,7 @@ void finalize() {
     s.peer_segments.clear();
     g_hot.size = 0;  // the freed map goes with the allocator
     g_hot.freed = nullptr;
+    g_hot.bounds = nullptr;
     s.alloc.reset();
     s.boot->finalize();
     teams_fini();

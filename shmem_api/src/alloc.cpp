@@ -1,9 +1,22 @@
 // Symmetric memory management.
+#include <mutex>
+#include <set>
+
 #include "check.h"
 #include "kishmem/log.h"
 #include "shmem.h"
 
 using namespace kishmem;
+
+namespace {
+std::mutex g_counters_mu;
+std::set<const void*> g_counters;  // the live counters of shmemx_ct_create
+}  // namespace
+
+bool kishmem::api::ct_made(const void* ct) {
+    std::lock_guard<std::mutex> hold(g_counters_mu);
+    return g_counters.count(ct) != 0;
+}
 
 extern "C" {
 
@@ -38,19 +51,29 @@ void shmem_free(void* ptr) {
     rt::free(ptr, "shmem_free");
 }
 
-// Sandia OpenSHMEM's counters (kishmem/shmemx_sos.h): one zeroed word, collective as shmem_calloc.
+// Sandia OpenSHMEM's counters (kishmem/shmemx_sos.h): one zeroed word, collective as shmem_calloc;
+// the words made so far are kept, so that any other address is refused as a counter.
 void shmemx_ct_create(shmemx_ct_t* ct) {
     api::check_init("shmemx_ct_create");
     if (!ct) fatal("shmemx_ct_create", "ct is NULL: pass the address of the shmemx_ct_t to set");
     void* word = rt::calloc(1, sizeof(uint64_t), "shmemx_ct_create");
     if (!word) fatal("shmemx_ct_create", "no symmetric heap left for a counter: raise SHMEM_SYMMETRIC_SIZE");
+    {
+        std::lock_guard<std::mutex> hold(g_counters_mu);
+        g_counters.insert(word);
+    }
     *ct = static_cast<char*>(word);
 }
 
 void shmemx_ct_free(shmemx_ct_t* ct) {
     api::check_init("shmemx_ct_free");
     if (!ct) fatal("shmemx_ct_free", "ct is NULL: pass the address of a shmemx_ct_t made by shmemx_ct_create");
-    rt::free(api::check_ct("shmemx_ct_free", *ct), "shmemx_ct_free");
+    uint64_t* word = api::check_ct("shmemx_ct_free", *ct);
+    {
+        std::lock_guard<std::mutex> hold(g_counters_mu);
+        g_counters.erase(word);
+    }
+    rt::free(word, "shmemx_ct_free");
     *ct = nullptr;
 }
 

@@ -24,6 +24,7 @@ extern bool g_check;  // KISHMEM_CHECK, read at init
 [[noreturn]] void fail_arg(const char* call, const char* what, long long value);
 [[noreturn]] void fail_overflow(const char* call, std::size_t nelems, std::size_t elem);
 [[noreturn]] void fail_align(const char* call, const char* what, const void* p, std::size_t align);
+[[noreturn]] void fail_null_word(const char* call, const char* what);
 
 // Bytes of nelems elements of elem bytes; a count whose size overflows the address range (it
 // would wrap to a small transfer) is an error.
@@ -117,9 +118,20 @@ inline Target target_xfer(const char* call, shmem_ctx_t ctx, int pe, const char*
     return t;
 }
 
-// An atomic on `width` bytes at `sym`: also naturally aligned (a load/store peer would tear it).
+// One word the call updates, reads or waits on in place (a signal, a lock): symmetric and
+// naturally aligned (a load/store peer would tear it).
+inline void check_word(const char* call, const char* what, const void* p, std::size_t width) {
+    check_init(call);
+    if (!g_check) return;
+    if (__builtin_expect(!p, 0)) fail_null_word(call, what);
+    if (__builtin_expect(!rt::is_live(p, width), 0)) fail_sym(call, what, p, width);
+    if (__builtin_expect(reinterpret_cast<uintptr_t>(p) % width != 0, 0)) fail_align(call, what, p, width);
+}
+
+// An atomic on `width` bytes at `sym`: also naturally aligned.
 inline Target target_amo(const char* call, shmem_ctx_t ctx, int pe, const char* what, const void* sym,
                          std::size_t width) {
+    if (g_check && __builtin_expect(!sym, 0)) fail_null_word(call, what);
     Target t = target_sym(call, ctx, pe, what, sym, width);
     if (g_check && __builtin_expect(reinterpret_cast<uintptr_t>(sym) % width != 0, 0)) fail_align(call, what, sym, width);
     return t;
@@ -127,9 +139,10 @@ inline Target target_amo(const char* call, shmem_ctx_t ctx, int pe, const char* 
 
 // A counter of Sandia OpenSHMEM's counting operations (shmemx_ct_t): a live, aligned 64-bit word
 // of the symmetric heap, as shmemx_ct_create made it.
+bool ct_made(const void* ct);  // shmemx_ct_create returned it and shmemx_ct_free did not take it
 inline uint64_t* check_ct(const char* call, shmemx_ct_t ct) {
     check_init(call);
-    if (__builtin_expect(!ct || !rt::is_live(ct, 8) || reinterpret_cast<uintptr_t>(ct) % 8 != 0, 0))
+    if (__builtin_expect(!ct || !rt::is_live(ct, 8) || !ct_made(ct), 0))
         fatal(call, "ct %p is not a counter made by shmemx_ct_create (or it was freed)", static_cast<void*>(ct));
     return reinterpret_cast<uint64_t*>(ct);
 }

@@ -75,7 +75,7 @@ inline void strided(const char* call, shmem_ctx_t ctx, bool is_put, void* dest, 
 inline void put_signal(const char* call, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, uint64_t* sig,
                        uint64_t value, int sig_op, int pe, bool nbi) {
     Target t = target_xfer(call, ctx, pe, "dest", dest, "source", src, bytes);
-    if (g_check && !rt::is_live(sig, sizeof *sig)) fail_sym(call, "sig_addr", sig, sizeof *sig);
+    if (g_check) check_word(call, "sig_addr", sig, sizeof *sig);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD) fail_arg(call, "sig_op", sig_op);
     ApiCallScope scope(call, ApiArgs::signal, dest, bytes, pe, value);
     rt::put_signal(t.chan, dest, src, bytes, sig, value, sig_op, t.pe, nbi);

@@ -110,11 +110,13 @@ void* shmem_ptr(const void* dest, int pe) {
 K_ALIAS(void*, ptr, const void* dest, int pe)
 
 void shmem_info_get_version(int* major, int* minor) {
+    if (!major || !minor) fatal("shmem_info_get_version", "%s is NULL: pass the address to write to", major ? "minor" : "major");
     *major = SHMEM_MAJOR_VERSION;
     *minor = SHMEM_MINOR_VERSION;
 }
 
 void shmem_info_get_name(char* name) {
+    if (!name) fatal("shmem_info_get_name", "name is NULL: pass SHMEM_MAX_NAME_LEN bytes to write to");
     std::strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
     name[SHMEM_MAX_NAME_LEN - 1] = '\0';
 }
@@ -131,11 +133,21 @@ void fail_null(const char* call, const char* what) {
     fatal(call, "%s is NULL while the call moves data (NULL is allowed only when nelems is 0)", what);
 }
 
+void fail_null_word(const char* call, const char* what) {
+    fatal(call, "%s is NULL: it must be a symmetric address", what);
+}
+
 void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes) {
     if (!p) fail_null(call, what);
     if (rt::in_heap(p, bytes) && rt::in_freed(p))
         fatal(call, "%s %p (%zu bytes) is in a symmetric block that was freed (shmem_free) and not allocated again",
               what, p, bytes);
+    if (rt::in_heap(p, bytes)) {
+        const std::size_t room = rt::allocation_room(p);
+        if (room) fatal(call, "%s %p (%zu bytes) runs past the end of its symmetric block, which has %zu bytes from there on", what,
+                        p, bytes, room);
+        fatal(call, "%s %p (%zu bytes) is in no symmetric block and runs into one", what, p, bytes);
+    }
     const char* b = rt::heap_base();
     fatal(call, "%s %p (%zu bytes) is not within the symmetric heap [%p, %p) and is not a global or static variable", what, p, bytes,
           static_cast<const void*>(b), static_cast<const void*>(b + rt::heap_size()));

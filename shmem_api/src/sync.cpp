@@ -42,18 +42,49 @@ struct Cond {
     bool met(std::size_t i) const { return compare(load(ivars + i), static_cast<Cmp>(cmp), refs ? refs[i] : ref); }
 };
 
-// What every wait and test does first: check its arguments (`bytes` of variables), and serve
-// peers, even when it returns at once.
-inline void wait_entry(const char* call, const void* ivars, std::size_t bytes, int cmp) {
-    if (bytes) check_sym(call, "ivars", ivars, bytes);
-    else check_init(call);
+// What every wait and test does first: check its arguments (`bytes` of variables named `what`,
+// each `width` bytes and so aligned), and serve peers, even when it returns at once.
+inline void wait_entry(const char* call, const char* what, const void* ivars, std::size_t bytes, std::size_t width,
+                       int cmp) {
+    if (bytes) {
+        check_sym(call, what, ivars, bytes);
+        if (g_check && reinterpret_cast<uintptr_t>(ivars) % width != 0) fail_align(call, what, ivars, width);
+    } else {
+        check_init(call);
+    }
     check_cmp(call, cmp);
     rt::progress_if_needed();
 }
 
+// The arrays of the _all / _any / _some forms besides ivars (ivars_bytes): the _vector forms'
+// cmp_values and the _some forms' indices must be there, and no two of ivars, indices and status
+// may overlap (the spec's words).
+enum ArrayForm : unsigned { kOneValue = 0, kVector = 1, kSome = 2 };
+void check_arrays(const char* call, const void* ivars, std::size_t ivars_bytes, std::size_t n, const int* status,
+                  const void* refs, unsigned form, const std::size_t* idx) {
+    if ((form & kVector) && !refs)
+        fatal(call, "cmp_values is NULL: a _vector form compares ivars[i] with cmp_values[i] (nelems %zu)", n);
+    if ((form & kSome) && !idx) fatal(call, "indices is NULL: it receives up to nelems (%zu) indices", n);
+    struct Range {
+        const char* name;
+        uintptr_t lo, hi;
+    };
+    const auto at = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+    const Range r[3] = {{"ivars", at(ivars), at(ivars) + ivars_bytes},
+                        {"indices", at(idx), idx ? at(idx) + n * sizeof *idx : at(idx)},
+                        {"status", at(status), status ? at(status) + n * sizeof *status : at(status)}};
+    for (int a = 0; a < 3; ++a)
+        for (int b = a + 1; b < 3; ++b)
+            if (r[a].lo < r[a].hi && r[b].lo < r[b].hi && r[a].lo < r[b].hi && r[b].lo < r[a].hi)
+                fatal(call, "%s %p and %s %p overlap (nelems %zu): the spec asks that they do not", r[a].name,
+                      reinterpret_cast<void*>(r[a].lo), r[b].name, reinterpret_cast<void*>(r[b].lo), n);
+}
+
 template <class T>
-inline Cond<T> cond(const char* call, T* ivars, std::size_t n, const int* status, int cmp, const T* refs, T ref) {
-    wait_entry(call, ivars, n * sizeof(T), cmp);
+inline Cond<T> cond(const char* call, T* ivars, std::size_t n, const int* status, int cmp, const T* refs, T ref,
+                    unsigned form = kOneValue, const std::size_t* idx = nullptr) {
+    wait_entry(call, "ivars", ivars, n * sizeof(T), sizeof(T), cmp);
+    if (g_check && n && (form != kOneValue || status)) check_arrays(call, ivars, n * sizeof(T), n, status, refs, form, idx);
     return Cond<T>{ivars, n, status, cmp, refs, ref};
 }
 
@@ -142,8 +173,8 @@ inline T wait_host(const char* call, const T* ivar, T ref) {
 }
 
 template <class T>
-inline T wait_until(const char* call, T* ivar, int cmp, T ref) {
-    wait_entry(call, ivar, sizeof(T), cmp);
+inline T wait_until(const char* call, T* ivar, int cmp, T ref, const char* what = "ivar") {
+    wait_entry(call, what, ivar, sizeof(T), sizeof(T), cmp);
     switch (rt::heap_on_device() ? -1 : cmp) {
         case static_cast<int>(Cmp::eq): return wait_host<Cmp::eq>(call, ivar, ref);
         case static_cast<int>(Cmp::ne): return wait_host<Cmp::ne>(call, ivar, ref);
@@ -205,6 +236,8 @@ K_ALIAS(void, ctx_quiet, shmem_ctx_t ctx)
 static void pe_quiet(const char* call, shmem_ctx_t ctx, const int* pes, size_t npes) {
     if (ctx == SHMEM_CTX_INVALID) return check_init(call);
     chan_of(call, ctx);
+    if (npes > PTRDIFF_MAX) fail_arg(call, "npes", static_cast<long long>(npes));
+    if (npes && !pes) fatal(call, "pe_list is NULL with npes %zu", npes);
     for (size_t i = 0; i < npes; ++i) target(call, ctx, pes[i]);  // checks every PE named
     quiet_ctx(call, ctx);  // completes the named PEs' operations (and, here, the others' too)
 }
@@ -249,25 +282,25 @@ K_ALIAS(int, team_sync, shmem_team_t team)
         return r;                                                                                                 \
     }                                                                                                             \
     size_t shmem_##N##_wait_until_some(T* v, size_t n, size_t* ix, const int* st, int cmp, T x) {                 \
-        auto c = cond<T>("shmem_" #N "_wait_until_some", v, n, st, cmp, nullptr, x);                              \
+        auto c = cond<T>("shmem_" #N "_wait_until_some", v, n, st, cmp, nullptr, x, kSome, ix);                              \
         if (count_active(c) == 0) return 0;                                                                       \
         size_t r = 0;                                                                                             \
         wait_for("shmem_" #N "_wait_until_some", v, [&] { return (r = test_some(c, ix)) != 0; });                \
         return r;                                                                                                 \
     }                                                                                                             \
     void shmem_##N##_wait_until_all_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                       \
-        auto c = cond<T>("shmem_" #N "_wait_until_all_vector", v, n, st, cmp, xs, static_cast<T>(0));             \
+        auto c = cond<T>("shmem_" #N "_wait_until_all_vector", v, n, st, cmp, xs, static_cast<T>(0), kVector);             \
         wait_for("shmem_" #N "_wait_until_all_vector", v, [&] { return test_all(c) == 1; });                     \
     }                                                                                                             \
     size_t shmem_##N##_wait_until_any_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                     \
-        auto c = cond<T>("shmem_" #N "_wait_until_any_vector", v, n, st, cmp, xs, static_cast<T>(0));             \
+        auto c = cond<T>("shmem_" #N "_wait_until_any_vector", v, n, st, cmp, xs, static_cast<T>(0), kVector);             \
         if (count_active(c) == 0) return SIZE_MAX;                                                                \
         size_t r = SIZE_MAX;                                                                                      \
         wait_for("shmem_" #N "_wait_until_any_vector", v, [&] { return (r = test_any(c)) != SIZE_MAX; });        \
         return r;                                                                                                 \
     }                                                                                                             \
     size_t shmem_##N##_wait_until_some_vector(T* v, size_t n, size_t* ix, const int* st, int cmp, T* xs) {        \
-        auto c = cond<T>("shmem_" #N "_wait_until_some_vector", v, n, st, cmp, xs, static_cast<T>(0));            \
+        auto c = cond<T>("shmem_" #N "_wait_until_some_vector", v, n, st, cmp, xs, static_cast<T>(0), kVector | kSome, ix);            \
         if (count_active(c) == 0) return 0;                                                                       \
         size_t r = 0;                                                                                             \
         wait_for("shmem_" #N "_wait_until_some_vector", v, [&] { return (r = test_some(c, ix)) != 0; });         \
@@ -280,16 +313,16 @@ K_ALIAS(int, team_sync, shmem_team_t team)
         return test_any(cond<T>("shmem_" #N "_test_any", v, n, st, cmp, nullptr, x));                             \
     }                                                                                                             \
     size_t shmem_##N##_test_some(T* v, size_t n, size_t* ix, const int* st, int cmp, T x) {                       \
-        return test_some(cond<T>("shmem_" #N "_test_some", v, n, st, cmp, nullptr, x), ix);                      \
+        return test_some(cond<T>("shmem_" #N "_test_some", v, n, st, cmp, nullptr, x, kSome, ix), ix);                      \
     }                                                                                                             \
     int shmem_##N##_test_all_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                             \
-        return test_all(cond<T>("shmem_" #N "_test_all_vector", v, n, st, cmp, xs, static_cast<T>(0)));          \
+        return test_all(cond<T>("shmem_" #N "_test_all_vector", v, n, st, cmp, xs, static_cast<T>(0), kVector));          \
     }                                                                                                             \
     size_t shmem_##N##_test_any_vector(T* v, size_t n, const int* st, int cmp, T* xs) {                          \
-        return test_any(cond<T>("shmem_" #N "_test_any_vector", v, n, st, cmp, xs, static_cast<T>(0)));          \
+        return test_any(cond<T>("shmem_" #N "_test_any_vector", v, n, st, cmp, xs, static_cast<T>(0), kVector));          \
     }                                                                                                             \
     size_t shmem_##N##_test_some_vector(T* v, size_t n, size_t* ix, const int* st, int cmp, T* xs) {             \
-        return test_some(cond<T>("shmem_" #N "_test_some_vector", v, n, st, cmp, xs, static_cast<T>(0)), ix);     \
+        return test_some(cond<T>("shmem_" #N "_test_some_vector", v, n, st, cmp, xs, static_cast<T>(0), kVector | kSome, ix), ix);     \
     }
 #define DEFINE_SYNC_ALIASES(T, N) \
     K_ALIAS(void, N##_wait_until_all, T* v, size_t n, const int* st, int cmp, T x) \
@@ -321,21 +354,21 @@ void kishmem_depr_wait(long* v, long x) { wait_until<long>("shmem_wait", v, SHME
 void kishmem_depr_wait_until(long* v, int cmp, long x) { wait_until<long>("shmem_wait_until", v, cmp, x); }
 
 uint64_t shmem_signal_fetch(const uint64_t* sig) {
-    check_sym("shmem_signal_fetch", "sig_addr", sig, sizeof *sig);
+    check_word("shmem_signal_fetch", "sig_addr", sig, sizeof *sig);
     rt::progress();
     return load(sig);
 }
 
 uint64_t shmem_signal_wait_until(uint64_t* sig, int cmp, uint64_t x) {
     const char* call = "shmem_signal_wait_until";
-    return wait_until<uint64_t>(call, sig, cmp, x);  // the value that met the condition, not a later one
+    return wait_until<uint64_t>(call, sig, cmp, x, "sig_addr");  // the value that met the condition, not a later one
 }
 K_ALIAS(uint64_t, signal_fetch, const uint64_t* sig)
 K_ALIAS(uint64_t, signal_wait_until, uint64_t* sig, int cmp, uint64_t x)
 
 // shmem_signal_add / _set, and the shmemx_ names Sandia OpenSHMEM gave them before 1.6.
 static void signal_update(const char* call, shmem_ctx_t ctx, rt::AmoOp op, uint64_t* sig, uint64_t v, int pe) {
-    Target t = target_sym(call, ctx, pe, "sig_addr", sig, 8);
+    Target t = target_amo(call, ctx, pe, "sig_addr", sig, 8);
     rt::amo(t.chan, op, sig, 8, v, 0, t.pe);
     t.count(rt::OpKind::write);
 }
@@ -362,17 +395,17 @@ void shmemx_ct_wait(shmemx_ct_t ct, long wait_for) {
 }
 
 void shmem_set_lock(long* lock) {
-    check_sym("shmem_set_lock", "lock", lock, sizeof *lock);
+    check_word("shmem_set_lock", "lock", lock, sizeof *lock);
     rt::lock_set(lock);
 }
 
 int shmem_test_lock(long* lock) {
-    check_sym("shmem_test_lock", "lock", lock, sizeof *lock);
+    check_word("shmem_test_lock", "lock", lock, sizeof *lock);
     return rt::lock_test(lock);
 }
 
 void shmem_clear_lock(long* lock) {
-    check_sym("shmem_clear_lock", "lock", lock, sizeof *lock);
+    check_word("shmem_clear_lock", "lock", lock, sizeof *lock);
     rt::lock_clear(lock);
 }
 

@@ -9,8 +9,24 @@ using namespace kishmem::api;
 
 namespace {
 
-int config_contexts(const shmem_team_config_t* config, long mask) {
-    return (config && (mask & SHMEM_TEAM_NUM_CONTEXTS)) ? config->num_contexts : 0;
+// The contexts a split's configuration asks for.  A mask bit no version of the spec defines, a
+// mask that asks for a field of a NULL config, or a negative count ends the job (on one PE: the
+// others would wait in the split for it).
+int config_contexts(const char* call, const char* which, const shmem_team_config_t* config, long mask) {
+    if (mask & ~SHMEM_TEAM_NUM_CONTEXTS)
+        fatal(call, "%s %#lx has bits no version of the spec defines (SHMEM_TEAM_NUM_CONTEXTS is %#lx)", which, mask,
+              static_cast<long>(SHMEM_TEAM_NUM_CONTEXTS));
+    if (!(mask & SHMEM_TEAM_NUM_CONTEXTS)) return 0;
+    if (!config) fatal(call, "the config for %s %#lx is NULL", which, mask);
+    if (config->num_contexts < 0) fatal(call, "num_contexts %d is negative", config->num_contexts);
+    return config->num_contexts;
+}
+
+// Where a routine writes the team (or context) it makes: a NULL pointer ends the job.
+template <class H>
+void check_out(const char* call, const char* what, H* out) {
+    check_init(call);
+    if (!out) fatal(call, "%s is NULL: pass the address of the handle to set", what);
 }
 
 }  // namespace
@@ -31,6 +47,10 @@ K_ALIAS(int, team_n_pes, shmem_team_t team)
 int shmem_team_get_config(shmem_team_t team, long mask, shmem_team_config_t* config) {
     if (!team_given("shmem_team_get_config", team)) return -1;
     if (mask == 0) return 0;  // the spec: no action, config may be null
+    if (mask & ~SHMEM_TEAM_NUM_CONTEXTS) {
+        warn("shmem_team_get_config", "config_mask %#lx has bits no version of the spec defines", mask);
+        return -1;
+    }
     if (!config) {
         warn("shmem_team_get_config", "config is null with config_mask %#lx", mask);
         return -1;
@@ -49,7 +69,9 @@ int shmem_team_translate_pe(shmem_team_t src, int src_pe, shmem_team_t dest) {
 int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t* config,
                              long mask, shmem_team_t* new_team) {
     const char* call = "shmem_team_split_strided";
+    check_out(call, "new_team", new_team);
     *new_team = SHMEM_TEAM_INVALID;
+    const int contexts = config_contexts(call, "config_mask", config, mask);
     if (!team_given(call, parent)) return -1;  // the spec: SHMEM_TEAM_INVALID as parent gives SHMEM_TEAM_INVALID
     kishmem_team* p = parent;
     // Every index start + i*stride must name a parent PE; stride 0 only with size 1.
@@ -62,14 +84,18 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
         return -1;
     }
     bool full = false;  // (no team slot left: nonzero on every PE of the parent, as the spec asks)
-    *new_team = rt::team_split_strided(p, start, stride, size, config_contexts(config, mask), call, &full);
+    *new_team = rt::team_split_strided(p, start, stride, size, contexts, call, &full);
     return full ? -1 : 0;
 }
 
 int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t* xconf, long xmask,
                         shmem_team_t* xteam, const shmem_team_config_t* yconf, long ymask, shmem_team_t* yteam) {
     const char* call = "shmem_team_split_2d";
+    check_out(call, "xaxis_team", xteam);
+    check_out(call, "yaxis_team", yteam);
     *xteam = *yteam = SHMEM_TEAM_INVALID;
+    const int xcontexts = config_contexts(call, "xaxis_mask", xconf, xmask);
+    const int ycontexts = config_contexts(call, "yaxis_mask", yconf, ymask);
     if (!team_given(call, parent)) return -1;
     kishmem_team* p = parent;
     const int n = p->size();
@@ -86,13 +112,13 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
     for (int r = 0; r < rows; ++r) {
         std::vector<int> idx;
         for (int c = 0; c < xrange && r * xrange + c < n; ++c) idx.push_back(r * xrange + c);
-        kishmem_team* t = rt::team_from_list(p, idx, config_contexts(xconf, xmask), call, &full);
+        kishmem_team* t = rt::team_from_list(p, idx, xcontexts, call, &full);
         if (r == row) *xteam = t;
     }
     for (int c = 0; c < xrange; ++c) {
         std::vector<int> idx;
         for (int r = 0; r < rows && r * xrange + c < n; ++r) idx.push_back(r * xrange + c);
-        kishmem_team* t = rt::team_from_list(p, idx, config_contexts(yconf, ymask), call, &full);
+        kishmem_team* t = rt::team_from_list(p, idx, ycontexts, call, &full);
         if (c == col) *yteam = t;
     }
     if (!full) return 0;
@@ -116,8 +142,7 @@ void shmem_team_destroy(shmem_team_t team) {
 
 // shmem_team_create_ctx and shmem_ctx_create: the checks and the words of the call the program made.
 static int create_ctx(const char* call, shmem_team_t team, long options, shmem_ctx_t* ctx) {
-    check_init(call);
-    if (!ctx) return -1;
+    check_out(call, "ctx", ctx);
     *ctx = SHMEM_CTX_INVALID;
     if (!team_given(call, team)) return -1;
     if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)) {
@@ -143,8 +168,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {
     const char* call = "shmem_ctx_get_team";
-    check_init(call);
-    if (!team) return -1;
+    check_out(call, "team", team);
     if (!ctx_given(call, ctx)) {
         *team = SHMEM_TEAM_INVALID;
         return -1;

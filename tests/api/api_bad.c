@@ -257,6 +257,59 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "wait_vector_cmp")) /* comparison operator out of range */
         (void)shmem_long_test_any_vector(sym, 4, NULL, 77, sym + 8);
 
+    /* Pointers the routine writes through or reads, NULL or where they may not be */
+    if (!strcmp(what, "split_null_team")) shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, NULL);
+    if (!strcmp(what, "split2d_null_yteam")) {
+        shmem_team_t x;
+        shmem_team_split_2d(SHMEM_TEAM_WORLD, 1, NULL, 0, &x, NULL, 0, NULL);
+    }
+    if (!strcmp(what, "split_config_null")) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, SHMEM_TEAM_NUM_CONTEXTS, &t);
+    }
+    if (!strcmp(what, "split_config_negative")) {
+        shmem_team_config_t conf = {.num_contexts = -5};
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &conf, SHMEM_TEAM_NUM_CONTEXTS, &t);
+    }
+    if (!strcmp(what, "split_config_mask")) {
+        shmem_team_config_t conf = {.num_contexts = 1};
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &conf, 1L << 40, &t);
+    }
+    if (!strcmp(what, "ctx_create_null") && me == 0) shmem_ctx_create(0, NULL);
+    if (!strcmp(what, "ctx_get_team_null") && me == 0) shmem_ctx_get_team(SHMEM_CTX_DEFAULT, NULL);
+    if (!strcmp(what, "info_version_null") && me == 0) shmem_info_get_version(NULL, NULL);
+    if (!strcmp(what, "info_name_null") && me == 0) shmem_info_get_name(NULL);
+    if (!strcmp(what, "query_thread_null") && me == 0) shmem_query_thread(NULL);
+    if (!strcmp(what, "some_indices_null") && me == 0) (void)shmem_long_test_some(sym, 4, NULL, NULL, SHMEM_CMP_EQ, 0);
+    if (!strcmp(what, "vector_cmp_values_null") && me == 0)
+        (void)shmem_long_test_all_vector(sym, 4, NULL, SHMEM_CMP_EQ, NULL);
+    if (!strcmp(what, "some_overlap") && me == 0) /* the indices written over ivars */
+        (void)shmem_long_test_some(sym, 4, (size_t *)(sym + 2), NULL, SHMEM_CMP_EQ, 0);
+    if (!strcmp(what, "pe_quiet_null") && me == 0) shmem_pe_quiet(NULL, 2);
+    if (!strcmp(what, "pe_quiet_negative") && me == 0) {
+        int one = 0;
+        shmem_pe_quiet(&one, (size_t)-1);
+    }
+    if (!strcmp(what, "signal_misaligned") && me == 0) shmem_signal_add((uint64_t *)((char *)sym + 4), 1, npes - 1);
+    if (!strcmp(what, "signal_fetch_misaligned") && me == 0) (void)shmem_signal_fetch((uint64_t *)((char *)sym + 4));
+    if (!strcmp(what, "wait_misaligned") && me == 0) shmem_long_wait_until((long *)((char *)sym + 4), SHMEM_CMP_EQ, 0);
+    if (!strcmp(what, "lock_misaligned") && me == 0) shmem_set_lock((long *)((char *)sym + 4));
+    if (!strcmp(what, "put_signal_misaligned") && me == 0)
+        shmem_long_put_signal(sym, sym + 8, 1, (uint64_t *)((char *)sym + 132), 1, SHMEM_SIGNAL_ADD, npes - 1);
+
+    /* A buffer that runs past the end of its symmetric block (sym holds 64 longs) */
+    if (!strcmp(what, "put_past_block") && me == 0) {
+        long src[16] = {0};
+        shmem_long_put(sym + 56, src, 16, npes - 1);
+    }
+    if (!strcmp(what, "get_past_block") && me == 0) {
+        long dst[128];
+        shmem_getmem(dst, sym, 128 * sizeof(long), npes - 1);
+    }
+    if (!strcmp(what, "fcollect_dest_small")) shmem_long_fcollect(SHMEM_TEAM_WORLD, sym + 63, sym, 1);
+
     /* Counts that are negative (an int -1 passed as size_t), overflow with the element size
        (also once per PE), or exceed the heap */
     if (!strcmp(what, "reduce_negative")) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sym, sym + 32, (size_t)-1);

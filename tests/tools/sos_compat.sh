@@ -62,6 +62,7 @@ bad_case ibput_stride "kishmem: PE 0 \(thread 4242\): shmemx_long_ibput: stride 
 bad_case ibget_bsize "kishmem: PE 0 \(thread 4242\): shmemx_ctx_ibget64: bsize -3 is invalid"
 bad_case pcntr_null "kishmem: PE 0 \(thread 4242\): shmemx_pcntr_get_all: pcntr is NULL"
 bad_case ct_local "kishmem: PE 0 \(thread 4242\): shmemx_putmem_ct: ct 0x[0-9a-f]+ is not a counter made by shmemx_ct_create"
+bad_case ct_plain "kishmem: PE 0 \(thread 4242\): shmemx_ct_get: ct 0x[0-9a-f]+ is not a counter made by shmemx_ct_create"
 bad_case ct_null "kishmem: PE 0 \(thread 4242\): shmemx_ct_wait: ct \(nil\) is not a counter made by shmemx_ct_create"
 bad_case ct_pe "kishmem: PE 0 \(thread 4242\): shmemx_getmem_ct: .*7"
 echo "PASS sos_compat $launcher"

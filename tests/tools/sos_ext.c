@@ -386,6 +386,7 @@ static void bad(const char *what, int right) {
         if (!strcmp(what, "pcntr_null")) shmemx_pcntr_get_all(SHMEM_CTX_DEFAULT, NULL);
         if (!strcmp(what, "ct_local")) shmemx_putmem_ct((shmemx_ct_t)src, sym, src, 8, right);
         if (!strcmp(what, "ct_null")) shmemx_ct_wait(NULL, 1);
+        if (!strcmp(what, "ct_plain")) (void)shmemx_ct_get((shmemx_ct_t)sym); /* a heap word, not a counter */
         if (!strcmp(what, "ct_pe")) {
             shmemx_ct_t ct = (shmemx_ct_t)(sym + 1);
             shmemx_getmem_ct(ct, src, sym, 8, 7);

@@ -33,6 +33,8 @@ struct Hot {
     // One bit per 64-byte granule of the user heap: freed (shmem_free) and not allocated again
     // (heap/freed_map.h).  Never nullptr while size > 0.
     const uint8_t* freed = nullptr;
+    // One bit per granule: where a live block starts or just after one ends (heap/freed_map.h).
+    const uint8_t* bounds = nullptr;
 };
 extern Hot g_hot;
 
@@ -72,14 +74,20 @@ inline bool in_freed(const void* p) {
     const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.base);
     return off < g_hot.size && (g_hot.freed[off >> 9] >> (off >> 6 & 7) & 1);
 }
-// The argument checks' test, bytes > 0: [p, p + bytes) is symmetric and p is not in a freed
-// block.  In the heap: two compares and one load of the freed map (a freed granule masks the
-// room after p to 0, which no bytes > 0 fits), one branch fewer than in_heap's three compares.
+// Whether a block bound lies in granules (g0, gl] of the heap: the range crosses into another
+// block or past its own block's end (out of line: only ranges that span granules ask).
+bool crosses_block(std::size_t g0, std::size_t gl);
+// The argument checks' test, bytes > 0: [p, p + bytes) is symmetric, p is not in a freed block
+// and, in the heap, the range stays within one block.  In the heap: two compares and one load of
+// the freed map (a freed granule masks the room after p to 0, which no bytes > 0 fits), and for
+// a range within one 64-byte granule one compare more.
 inline bool is_live(const void* p, std::size_t bytes) {
     const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.base);
     if (off < g_hot.size) {
         const std::size_t freed = g_hot.freed[off >> 9] >> (off >> 6 & 7) & 1;
-        return bytes <= ((g_hot.size - off) & (freed - 1));
+        if (bytes > ((g_hot.size - off) & (freed - 1))) return false;
+        const std::size_t g0 = off >> 6, gl = (off + bytes - 1) >> 6;
+        return gl <= g0 || !crosses_block(g0, gl);
     }
     return in_static(p, bytes);
 }

@@ -18,6 +18,7 @@ std::optional<std::size_t> HeapAllocator::alloc(std::size_t bytes, std::size_t a
         if (tail) free_[start + bytes] = tail;
         used_[start] = bytes;
         note(start, bytes, false);
+        refresh_bounds(start, bytes);
         return start;
     }
     return std::nullopt;
@@ -46,6 +47,7 @@ bool HeapAllocator::free(std::size_t offset) {
     used_.erase(it);
     insert_free(offset, len);
     note(offset, len, true);
+    refresh_bounds(offset, len);
     return true;
 }
 
@@ -58,6 +60,8 @@ std::optional<std::size_t> HeapAllocator::realloc(std::size_t offset, std::size_
         if (old > bytes) {
             insert_free(offset + bytes, old - bytes);
             note(offset + bytes, old - bytes, true);
+            refresh_bounds(offset, old);
+            refresh_bounds(offset, bytes);
         }
         return offset;
     }
@@ -68,6 +72,8 @@ std::optional<std::size_t> HeapAllocator::realloc(std::size_t offset, std::size_
         if (rest) free_[offset + bytes] = rest;
         it->second = bytes;
         note(offset + old, bytes - old, false);
+        refresh_bounds(offset, old);
+        refresh_bounds(offset, bytes);
         return offset;
     }
     return alloc(bytes, 64);  // caller copies and frees the old block
@@ -93,6 +99,18 @@ bool HeapAllocator::granule_live(std::size_t g) const {
     if (it == used_.begin()) return false;
     --it;
     return it->first + it->second > lo;
+}
+
+void HeapAllocator::refresh_bound(std::size_t g) {
+    if (!freed_.bounds()) return;
+    const std::size_t lo = g << FreedMap::kGranuleShift;
+    bool on = used_.count(lo) != 0;
+    auto it = used_.lower_bound(lo);  // the last block starting before the granule ...
+    if (!on && it != used_.begin()) {
+        --it;  // ... ends in the granule before it
+        on = ((it->first + it->second + FreedMap::kGranuleBytes - 1) >> FreedMap::kGranuleShift) == g;
+    }
+    freed_.set_bound(g, on);
 }
 
 void HeapAllocator::note(std::size_t off, std::size_t len, bool freed) {

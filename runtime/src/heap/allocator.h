@@ -30,6 +30,7 @@ public:
     // the argument checks (nullptr when it could not be allocated).
     bool was_freed(std::size_t offset) const { return freed_.bits() && freed_.freed(offset); }
     const uint8_t* freed_bits() const { return freed_.bits(); }
+    const uint8_t* bound_bits() const { return freed_.bounds(); }
 
     std::size_t bytes_free() const;
     std::size_t largest_free() const;
@@ -41,6 +42,13 @@ private:
     // live byte stays unmarked).
     void note(std::size_t off, std::size_t len, bool freed);
     bool granule_live(std::size_t g) const;
+    // Sets granule g's bound bit from the live blocks: one starts there, or one ends just before.
+    void refresh_bound(std::size_t g);
+    // The bounds of the block [off, off + len) (its first granule, the one after its end).
+    void refresh_bounds(std::size_t off, std::size_t len) {
+        refresh_bound(off >> FreedMap::kGranuleShift);
+        refresh_bound((off + len + FreedMap::kGranuleBytes - 1) >> FreedMap::kGranuleShift);
+    }
     std::size_t begin_, end_;
     std::map<std::size_t, std::size_t> free_;  // offset -> length
     std::map<std::size_t, std::size_t> used_;  // offset -> length

@@ -7,9 +7,24 @@ namespace kishmem {
 FreedMap::FreedMap(std::size_t heap_bytes) {
     bytes_ = ((heap_bytes + kGranuleBytes - 1) >> kGranuleShift) / 8 + 1;
     bits_ = static_cast<uint8_t*>(std::calloc(bytes_, 1));  // large: fresh zero pages, untouched
+    bounds_ = static_cast<uint8_t*>(std::calloc(bytes_, 1));
+    if (!bounds_) {
+        std::free(bits_);
+        bits_ = nullptr;
+    }
 }
 
-FreedMap::~FreedMap() { std::free(bits_); }
+FreedMap::~FreedMap() {
+    std::free(bits_);
+    std::free(bounds_);
+}
+
+void FreedMap::set_bound(std::size_t g, bool on) {
+    if ((g >> 3) >= bytes_) return;
+    const uint8_t bit = static_cast<uint8_t>(1u << (g & 7));
+    if (on) __atomic_fetch_or(&bounds_[g >> 3], bit, __ATOMIC_RELAXED);
+    else __atomic_fetch_and(&bounds_[g >> 3], static_cast<uint8_t>(~bit), __ATOMIC_RELAXED);
+}
 
 // Relaxed atomics: other threads' RMA checks read the bytes while an allocation changes them.
 void FreedMap::mark(std::size_t first, std::size_t last, bool freed) {

@@ -6,6 +6,10 @@
 // Bytes: heap_size / kGranuleBytes / 8 (+1), from calloc (1 MiB per 512 MiB of heap; a large
 // calloc is fresh zero pages, backed only where the program frees).  bits() is nullptr when
 // that memory could not be had.
+// Beside it, the block bounds: one bit per granule, set where a live block starts and at the first
+// granule wholly after a live block's end (blocks start on granules, so no block shares one with
+// the previous block's data).  A range of one block has no bound after its first granule: the
+// checks read the bits only of a range that spans granules (rt::is_live).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -26,9 +30,13 @@ public:
     void mark(std::size_t first, std::size_t last, bool freed);
     bool freed(std::size_t offset) const;
     const uint8_t* bits() const { return bits_; }
+    // Granule g's bound bit.
+    void set_bound(std::size_t g, bool on);
+    const uint8_t* bounds() const { return bounds_; }
 
 private:
     uint8_t* bits_ = nullptr;
+    uint8_t* bounds_ = nullptr;
     std::size_t bytes_ = 0;
 };
 

@@ -117,6 +117,20 @@ std::size_t allocation_size(const void* p) {
     return s.alloc->size_of(static_cast<const char*>(p) - s.base);
 }
 
+bool crosses_block(std::size_t g0, std::size_t gl) {
+    const uint8_t* b = g_hot.bounds;
+    if (!b) return false;
+    const auto bit = [b](std::size_t g) { return (__atomic_load_n(&b[g >> 3], __ATOMIC_RELAXED) >> (g & 7)) & 1; };
+    std::size_t g = g0 + 1;
+    for (; g <= gl && (g & 63); ++g)
+        if (bit(g)) return true;
+    for (; g + 63 <= gl; g += 64)  // whole words of the map (8-byte aligned: g is a multiple of 64)
+        if (__atomic_load_n(reinterpret_cast<const uint64_t*>(b + (g >> 3)), __ATOMIC_RELAXED)) return true;
+    for (; g <= gl; ++g)
+        if (bit(g)) return true;
+    return false;
+}
+
 std::size_t allocation_room(const void* p) {
     State& s = state();
     return rt::in_heap(p, 1) ? s.alloc->room_at(static_cast<const char*>(p) - s.base) : 0;
