@@ -97,7 +97,9 @@ void shmemx_putmem_ct(shmemx_ct_t ct, void *target, const void *source, size_t l
 void shmemx_getmem_ct(shmemx_ct_t ct, void *target, const void *source, size_t len, int pe);
 
 /* Seconds of a monotonic clock (differences are elapsed time); this host's name; and
- * shmem_query_initialized under its shmemx_ name. */
+ * shmem_query_initialized under its shmemx_ name.  HAVE_SHMEMX_WTIME is Sandia OpenSHMEM's own
+ * macro for it: its programs define a shmemx_wtime of their own where it is missing. */
+#define HAVE_SHMEMX_WTIME
 double shmemx_wtime(void);
 char *shmemx_nodename(void);
 int shmemx_query_initialized(int *initialized);
