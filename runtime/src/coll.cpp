@@ -117,37 +117,79 @@ void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_s
                static_cast<uint64_t>(dst_stride) << 32 | static_cast<uint32_t>(src_stride));
 }
 
+// The reductions' scratch, kept by each thread between calls: a fresh buffer of 128 KiB or more
+// is fresh pages from the kernel on every call (glibc maps and unmaps it), which made a 1 MiB
+// reduction nine times slower.  `which`: 0 the running result, 1 the source being folded in.
+static char* scratch(int which, std::size_t bytes) {
+    thread_local std::vector<char> buf[2];
+    if (buf[which].size() < bytes) buf[which].resize(bytes);
+    return buf[which].data();
+}
+
 // Every PE folds the members' sources in team order (0, 1, ...), so floating-point results are
 // identical on every PE.
-static void fold_range(kishmem_team* t, std::vector<char>& acc, const void* src, std::size_t bytes, int first,
-                       int last, std::size_t nelems, ReduceFn op) {
-    std::vector<char> tmp(bytes);
+static void fold_range(kishmem_team* t, char* acc, const void* src, std::size_t bytes, int first, int last,
+                       std::size_t nelems, ReduceFn op) {
+    char* tmp = scratch(1, bytes);
     for (int i = first; i <= last; ++i) {
-        char* into = i == first ? acc.data() : tmp.data();
+        char* into = i == first ? acc : tmp;
         get(0, into, src, bytes, t->members[i], false);
-        if (i != first) op(acc.data(), tmp.data(), nelems);
+        if (i != first) op(acc, tmp, nelems);
     }
+}
+
+// Reductions and scans of up to a few KiB over a team: each PE puts its source into its slot of
+// every member's scratch, then one barrier, then each folds the copies in its own scratch, in
+// team order (members 0..last; none: zeros): one barrier instead of two, and dest may be the
+// source.  The scratch has two areas, by the parity of the team's collective count at the call:
+// the next call that writes the same area comes after another collective of the team, whose
+// barrier every member passes only once it has folded this one.  false where this does not
+// apply: active sets (one region for every set), a GPU heap, more than the scratch holds.
+static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem,
+                        ReduceFn op, int last, const char* call) {
+    State& s = state();
+    const std::size_t n = static_cast<std::size_t>(t->size()), bytes = nelems * elem;
+    const std::size_t stride = (bytes + 15) & ~std::size_t{15};
+    const std::size_t first = (n * sizeof(uint64_t) + 63) & ~std::size_t{63};  // after collect's sizes
+    if (t->slot < 0 || s.device_heap || bytes == 0 || bytes > kScratchBytes ||
+        first + 2 * n * stride > kScratchBytes - kCallRecordBytes)
+        return false;
+    char* area = s.sync_base + team_region_offset(t) + kSyncBytes + first + (t->epoch & 1) * n * stride;
+    const std::size_t me = static_cast<std::size_t>(t->my_index);
+    for (std::size_t i = 0; i < n; ++i) sync_put(t->members[i], area + me * stride, src, bytes, call);
+    quiet(0);
+    group_sync(t, call, CallArgs::bytes, bytes);  // every member's source is here
+    if (last < 0) {
+        std::memset(dst, 0, bytes);  // (exscan on the first PE: zeros)
+        return true;
+    }
+    for (int i = 1; i <= last; ++i) op(area, area + static_cast<std::size_t>(i) * stride, nelems);
+    std::memcpy(dst, area, bytes);
+    return true;
 }
 
 void reduce(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
             const char* call) {
     const std::size_t bytes = nelems * elem;
+    if (fold_pushed(t, dst, src, nelems, elem, op, t->size() - 1, call)) return;
     group_sync(t, call, CallArgs::bytes, bytes);  // every source is ready
-    std::vector<char> acc(bytes);
+    char* acc = scratch(0, bytes);
     if (bytes) fold_range(t, acc, src, bytes, 0, t->size() - 1, nelems, op);
     group_sync(t, call);  // nobody reads a source any more: dest may be the source
-    if (bytes) local_copy(dst, acc.data(), bytes);
+    if (bytes) local_copy(dst, acc, bytes);
 }
 
 void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
           bool inclusive, const char* call) {
     const std::size_t bytes = nelems * elem;
+    const int last = inclusive ? t->my_index : t->my_index - 1;
+    if (fold_pushed(t, dst, src, nelems, elem, op, last, call)) return;
     group_sync(t, call, CallArgs::bytes, bytes);
-    std::vector<char> acc(bytes, 0);
-    int last = inclusive ? t->my_index : t->my_index - 1;
+    char* acc = scratch(0, bytes);
     if (bytes && last >= 0) fold_range(t, acc, src, bytes, 0, last, nelems, op);
+    else if (bytes) std::memset(acc, 0, bytes);  // (exscan on the first PE: zeros)
     group_sync(t, call);
-    if (bytes) local_copy(dst, acc.data(), bytes);
+    if (bytes) local_copy(dst, acc, bytes);
 }
 
 // ---- active sets --------------------------------------------------------------------------

@@ -1,0 +1,71 @@
+/* Team reductions and scans back to back, with nothing between the calls but other collectives
+ * of the same team: each call's result is checked against values that change every iteration,
+ * in place (dest == source) and not, on the world team and on a split team, with a PE that is
+ * made late now and then.  A result folded from another call's data (a scratch area written
+ * again before a slow PE has read it) fails.  Also small and large counts (the large ones take
+ * the gets-after-a-barrier path). */
+#include "api_check.h"
+
+#include <shmem.h>
+
+#define ITERS 3000
+
+static int me, npes;
+
+/* sum over the team's PEs 0..last of (world PE + 1) * (iteration + 1) + element */
+static long expect(shmem_team_t team, int last, long it, long e) {
+    long s = 0;
+    for (int i = 0; i <= last; ++i) s += (shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD) + 1) * (it + 1) + e;
+    return s;
+}
+
+static void run(shmem_team_t team, long *a, long *b, size_t n, const char *name) {
+    const int tme = shmem_team_my_pe(team), tn = shmem_team_n_pes(team);
+    for (long it = 0; it < ITERS; ++it) {
+        if (it % 97 == 0 && tme == it % tn) api_sleep_us(200); /* one PE late now and then */
+        for (size_t e = 0; e < n; ++e) a[e] = (me + 1) * (it + 1) + (long)e;
+        const int kind = (int)(it % 4);
+        if (kind == 0) {
+            CHECK(shmem_long_sum_reduce(team, b, a, n) == 0, "%s sum_reduce rc", name);
+            for (size_t e = 0; e < n; e += 1 + n / 8)
+                CHECK(b[e] == expect(team, tn - 1, it, (long)e), "%s iteration %ld sum_reduce[%zu]: %ld, expected %ld",
+                      name, it, e, b[e], expect(team, tn - 1, it, (long)e));
+        } else if (kind == 1) { /* in place */
+            CHECK(shmem_long_sum_reduce(team, a, a, n) == 0, "%s in-place sum_reduce rc", name);
+            for (size_t e = 0; e < n; e += 1 + n / 8)
+                CHECK(a[e] == expect(team, tn - 1, it, (long)e), "%s iteration %ld in-place sum_reduce[%zu]: %ld, expected %ld",
+                      name, it, e, a[e], expect(team, tn - 1, it, (long)e));
+        } else if (kind == 2) {
+            CHECK(shmem_long_sum_inscan(team, b, a, n) == 0, "%s sum_inscan rc", name);
+            CHECK(b[0] == expect(team, tme, it, 0), "%s iteration %ld sum_inscan: %ld, expected %ld", name, it, b[0],
+                  expect(team, tme, it, 0));
+        } else {
+            CHECK(shmem_long_sum_exscan(team, b, a, n) == 0, "%s sum_exscan rc", name);
+            CHECK(tme == 0 || b[0] == expect(team, tme - 1, it, 0), "%s iteration %ld sum_exscan: %ld, expected %ld", name,
+                  it, b[0], tme == 0 ? 0 : expect(team, tme - 1, it, 0));
+        }
+        if (it % 13 == 0) shmem_team_sync(team); /* another collective between two reductions */
+    }
+}
+
+int main(void) {
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    long *a = shmem_calloc(4096, sizeof(long)), *b = shmem_calloc(4096, sizeof(long));
+    run(SHMEM_TEAM_WORLD, a, b, 1, "world, 1 long");
+    run(SHMEM_TEAM_WORLD, a, b, 100, "world, 100 longs");
+    run(SHMEM_TEAM_WORLD, a, b, 4096, "world, 4096 longs");
+    shmem_team_t even;
+    if (npes > 2 && shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &even) == 0 &&
+        even != SHMEM_TEAM_INVALID) {
+        run(even, a, b, 3, "even PEs, 3 longs");
+        shmem_team_destroy(even);
+    }
+    shmem_barrier_all();
+    shmem_free(a);
+    shmem_free(b);
+    mp_pass("api_coll_b2b");
+    shmem_finalize();
+    return 0;
+}
