@@ -6,6 +6,7 @@ namespace kishmem {
 
 FreedMap::FreedMap(std::size_t heap_bytes) {
     bytes_ = ((heap_bytes + kGranuleBytes - 1) >> kGranuleShift) / 8 + 1;
+    bytes_ = (bytes_ + 7) & ~std::size_t{7};  // whole 64-bit words: the bounds are read a word at a time
     bits_ = static_cast<uint8_t*>(std::calloc(bytes_, 1));  // large: fresh zero pages, untouched
     bounds_ = static_cast<uint8_t*>(std::calloc(bytes_, 1));
     if (!bounds_) {

@@ -117,17 +117,20 @@ std::size_t allocation_size(const void* p) {
     return s.alloc->size_of(static_cast<const char*>(p) - s.base);
 }
 
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bit g of the map is bit g % 64 of its 64-bit word");
+
 bool crosses_block(std::size_t g0, std::size_t gl) {
     const uint8_t* b = g_hot.bounds;
     if (!b) return false;
-    const auto bit = [b](std::size_t g) { return (__atomic_load_n(&b[g >> 3], __ATOMIC_RELAXED) >> (g & 7)) & 1; };
-    std::size_t g = g0 + 1;
-    for (; g <= gl && (g & 63); ++g)
-        if (bit(g)) return true;
-    for (; g + 63 <= gl; g += 64)  // whole words of the map (8-byte aligned: g is a multiple of 64)
-        if (__atomic_load_n(reinterpret_cast<const uint64_t*>(b + (g >> 3)), __ATOMIC_RELAXED)) return true;
-    for (; g <= gl; ++g)
-        if (bit(g)) return true;
+    // The map's 64-bit words that hold bits g0 + 1 .. gl, each masked to those bits (the map is
+    // allocated in whole words).
+    const std::size_t first = g0 + 1, last = gl;
+    for (std::size_t w = first >> 6; w <= last >> 6; ++w) {
+        uint64_t word = __atomic_load_n(reinterpret_cast<const uint64_t*>(b) + w, __ATOMIC_RELAXED);
+        if (w == first >> 6) word &= ~uint64_t{0} << (first & 63);
+        if (w == last >> 6) word &= ~uint64_t{0} >> (63 - (last & 63));
+        if (word) return true;
+    }
     return false;
 }
 
