@@ -120,10 +120,17 @@ void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_s
 // The reductions' scratch, kept by each thread between calls: a fresh buffer of 128 KiB or more
 // is fresh pages from the kernel on every call (glibc maps and unmaps it), which made a 1 MiB
 // reduction nine times slower.  `which`: 0 the running result, 1 the source being folded in.
+// Buffers above kKeepScratch go back after their call (scratch_done): a reduction of a GiB does
+// not leave two GiB with every thread that made one.
+constexpr std::size_t kKeepScratch = std::size_t{16} << 20;
+static thread_local std::vector<char> t_scratch[2];
 static char* scratch(int which, std::size_t bytes) {
-    thread_local std::vector<char> buf[2];
-    if (buf[which].size() < bytes) buf[which].resize(bytes);
-    return buf[which].data();
+    if (t_scratch[which].size() < bytes) t_scratch[which].resize(bytes);
+    return t_scratch[which].data();
+}
+static void scratch_done() {
+    for (std::vector<char>& b : t_scratch)
+        if (b.size() > kKeepScratch) std::vector<char>().swap(b);
 }
 
 // Every PE folds the members' sources in team order (0, 1, ...), so floating-point results are
@@ -141,20 +148,23 @@ static void fold_range(kishmem_team* t, char* acc, const void* src, std::size_t 
 // Reductions and scans of up to a few KiB over a team: each PE puts its source into its slot of
 // every member's scratch, then one barrier, then each folds the copies in its own scratch, in
 // team order (members 0..last; none: zeros): one barrier instead of two, and dest may be the
-// source.  The scratch has two areas, by the parity of the team's collective count at the call:
-// the next call that writes the same area comes after another collective of the team, whose
-// barrier every member passes only once it has folded this one.  false where this does not
-// apply: active sets (one region for every set), a GPU heap, more than the scratch holds.
+// source.  The scratch has two areas at fixed places (whatever the call's size: a next call of
+// another size must not reach into this one's area), by the parity of the team's collective
+// count at the call: the next call that writes the same area comes after another collective of
+// the team, whose barrier every member passes only once it has folded this one.  false where
+// this does not apply: active sets (one region for every set), a GPU heap, more than an area
+// holds.
 static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem,
                         ReduceFn op, int last, const char* call) {
     State& s = state();
     const std::size_t n = static_cast<std::size_t>(t->size()), bytes = nelems * elem;
     const std::size_t stride = (bytes + 15) & ~std::size_t{15};
     const std::size_t first = (n * sizeof(uint64_t) + 63) & ~std::size_t{63};  // after collect's sizes
-    if (t->slot < 0 || s.device_heap || bytes == 0 || bytes > kScratchBytes ||
-        first + 2 * n * stride > kScratchBytes - kCallRecordBytes)
+    if (t->slot < 0 || s.device_heap || bytes == 0 || bytes > kScratchBytes || first >= kScratchBytes - kCallRecordBytes)
         return false;
-    char* area = s.sync_base + team_region_offset(t) + kSyncBytes + first + (t->epoch & 1) * n * stride;
+    const std::size_t half = ((kScratchBytes - kCallRecordBytes - first) / 2) & ~std::size_t{15};
+    if (n * stride > half) return false;
+    char* area = s.sync_base + team_region_offset(t) + kSyncBytes + first + (t->epoch & 1) * half;
     const std::size_t me = static_cast<std::size_t>(t->my_index);
     for (std::size_t i = 0; i < n; ++i) sync_put(t->members[i], area + me * stride, src, bytes, call);
     quiet(0);
@@ -177,6 +187,7 @@ void reduce(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std
     if (bytes) fold_range(t, acc, src, bytes, 0, t->size() - 1, nelems, op);
     group_sync(t, call);  // nobody reads a source any more: dest may be the source
     if (bytes) local_copy(dst, acc, bytes);
+    scratch_done();
 }
 
 void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem, ReduceFn op,
@@ -190,6 +201,7 @@ void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::
     else if (bytes) std::memset(acc, 0, bytes);  // (exscan on the first PE: zeros)
     group_sync(t, call);
     if (bytes) local_copy(dst, acc, bytes);
+    scratch_done();
 }
 
 // ---- active sets --------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 /* Team reductions and scans back to back, with nothing between the calls but other collectives
  * of the same team: each call's result is checked against values that change every iteration,
  * in place (dest == source) and not, on the world team and on a split team, with a PE that is
- * made late now and then.  A result folded from another call's data (a scratch area written
- * again before a slow PE has read it) fails.  Also small and large counts (the large ones take
+ * made late now and then, and counts that change from one call to the next.  A result folded
+ * from another call's data (a scratch area written again before a slow PE has read it) fails.  Also small and large counts (the large ones take
  * the gets-after-a-barrier path). */
 #include "api_check.h"
 
@@ -19,10 +19,13 @@ static long expect(shmem_team_t team, int last, long it, long e) {
     return s;
 }
 
-static void run(shmem_team_t team, long *a, long *b, size_t n, const char *name) {
+static void run(shmem_team_t team, long *a, long *b, size_t count, const char *name) {
     const int tme = shmem_team_my_pe(team), tn = shmem_team_n_pes(team);
     for (long it = 0; it < ITERS; ++it) {
         if (it % 97 == 0 && tme == it % tn) api_sleep_us(200); /* one PE late now and then */
+        /* the count alternates between count and count - 1: a call of another size must not
+           reach into the scratch the previous call's slow PEs still read */
+        const size_t n = count > 1 ? count - (size_t)(it % 2) : count;
         for (size_t e = 0; e < n; ++e) a[e] = (me + 1) * (it + 1) + (long)e;
         const int kind = (int)(it % 4);
         if (kind == 0) {
@@ -54,8 +57,9 @@ int main(void) {
     npes = shmem_n_pes();
     long *a = shmem_calloc(4096, sizeof(long)), *b = shmem_calloc(4096, sizeof(long));
     run(SHMEM_TEAM_WORLD, a, b, 1, "world, 1 long");
-    run(SHMEM_TEAM_WORLD, a, b, 100, "world, 100 longs");
-    run(SHMEM_TEAM_WORLD, a, b, 4096, "world, 4096 longs");
+    run(SHMEM_TEAM_WORLD, a, b, 5, "world, 5 and 4 longs");
+    run(SHMEM_TEAM_WORLD, a, b, 100, "world, 100 and 99 longs");
+    run(SHMEM_TEAM_WORLD, a, b, 4096, "world, 4096 and 4095 longs");
     shmem_team_t even;
     if (npes > 2 && shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &even) == 0 &&
         even != SHMEM_TEAM_INVALID) {

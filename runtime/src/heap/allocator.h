@@ -35,6 +35,7 @@ public:
     std::size_t bytes_free() const;
     std::size_t largest_free() const;
     std::size_t live_blocks() const { return used_.size(); }
+    std::size_t capacity() const { return end_ - begin_; }  // the program's bytes (SHMEM_SYMMETRIC_SIZE)
 
 private:
     void insert_free(std::size_t off, std::size_t len);  // coalesces with neighbours

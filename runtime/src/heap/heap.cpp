@@ -24,7 +24,7 @@ void* allocate(const char* call, std::size_t bytes, std::size_t align) {
     if (!off) {
         warn(call, "symmetric heap exhausted: %zu bytes requested, %zu free (largest block %zu) of %zu; "
                    "raise SHMEM_SYMMETRIC_SIZE",
-             bytes, s.alloc->bytes_free(), s.alloc->largest_free(), s.size);
+             bytes, s.alloc->bytes_free(), s.alloc->largest_free(), s.alloc->capacity());
         return nullptr;
     }
     return s.base + *off;
