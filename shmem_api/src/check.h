@@ -131,9 +131,8 @@ inline void check_word(const char* call, const char* what, const void* p, std::s
 // An atomic on `width` bytes at `sym`: also naturally aligned.
 inline Target target_amo(const char* call, shmem_ctx_t ctx, int pe, const char* what, const void* sym,
                          std::size_t width) {
-    if (g_check && __builtin_expect(!sym, 0)) fail_null_word(call, what);
-    Target t = target_sym(call, ctx, pe, what, sym, width);
-    if (g_check && __builtin_expect(reinterpret_cast<uintptr_t>(sym) % width != 0, 0)) fail_align(call, what, sym, width);
+    Target t = target(call, ctx, pe);
+    check_word(call, what, sym, width);
     return t;
 }
 
