@@ -145,36 +145,59 @@ static void fold_range(kishmem_team* t, char* acc, const void* src, std::size_t 
     }
 }
 
-// Reductions and scans of up to a few KiB over a team: each PE puts its source into its slot of
-// every member's scratch, then one barrier, then each folds the copies in its own scratch, in
-// team order (members 0..last; none: zeros): one barrier instead of two, and dest may be the
-// source.  The scratch has two areas at fixed places (whatever the call's size: a next call of
+// Active-set barriers this PE has passed together with each world PE (mod 256: their parity is
+// what counts), counted alike on both sides: fold_pushed places copies by it.
+static std::vector<uint8_t>& set_barriers() {
+    static std::vector<uint8_t> together;
+    together.resize(static_cast<std::size_t>(state().npes));
+    return together;
+}
+
+// Reductions and scans of up to a few KiB: each PE puts its source into its slot of every
+// member's scratch, then one barrier, then each folds the copies in its own scratch, in group
+// order (members 0..last; none: zeros): one barrier instead of two, and dest may be the source.
+// A team's scratch has two areas at fixed places (whatever the call's size: a next call of
 // another size must not reach into this one's area), by the parity of the team's collective
 // count at the call: the next call that writes the same area comes after another collective of
-// the team, whose barrier every member passes only once it has folded this one.  false where
-// this does not apply: active sets (one region for every set), a GPU heap, more than an area
-// holds.
+// the team, whose barrier every member passes only once it has folded this one.  Active sets
+// share one region, so there the copies sit by world PE, each in one of two places chosen by
+// the parity of the active-set barriers writer and reader have passed together (set_barriers):
+// both count the same barriers, so the copy for the next call they share goes to the other
+// place, and the one for the call after that is written only once the reader has passed a
+// barrier after its fold, whichever sets the calls are over.  false where this does not apply:
+// a GPU heap, more than the areas hold.
 static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem,
                         ReduceFn op, int last, const char* call) {
     State& s = state();
+    const bool set = t->slot < 0;
     const std::size_t n = static_cast<std::size_t>(t->size()), bytes = nelems * elem;
     const std::size_t stride = (bytes + 15) & ~std::size_t{15};
-    const std::size_t first = (n * sizeof(uint64_t) + 63) & ~std::size_t{63};  // after collect's sizes
-    if (t->slot < 0 || s.device_heap || bytes == 0 || bytes > kScratchBytes || first >= kScratchBytes - kCallRecordBytes)
-        return false;
+    const std::size_t slots = set ? static_cast<std::size_t>(s.npes) : n;  // collect's size words, then copies
+    const std::size_t first = (slots * sizeof(uint64_t) + 63) & ~std::size_t{63};
+    if (s.device_heap || bytes == 0 || bytes > kScratchBytes || first >= kScratchBytes - kCallRecordBytes) return false;
     const std::size_t half = ((kScratchBytes - kCallRecordBytes - first) / 2) & ~std::size_t{15};
-    if (n * stride > half) return false;
-    char* area = s.sync_base + team_region_offset(t) + kSyncBytes + first + (t->epoch & 1) * half;
-    const std::size_t me = static_cast<std::size_t>(t->my_index);
-    for (std::size_t i = 0; i < n; ++i) sync_put(t->members[i], area + me * stride, src, bytes, call);
+    if (slots * stride > half) return false;
+    const std::size_t region = set ? kTeamSlotActiveSets * kTeamRegion : team_region_offset(t);
+    char* area = s.sync_base + region + kSyncBytes + first + (set ? 0 : (t->epoch & 1) * half);
+    const std::vector<uint8_t>& together = set_barriers();
+    const std::size_t me = static_cast<std::size_t>(set ? s.pe : t->my_index);
+    for (std::size_t i = 0; i < n; ++i) {
+        const int pe = t->members[i];
+        sync_put(pe, area + (set ? 2 * me + (together[pe] & 1) : me) * stride, src, bytes, call);
+    }
     quiet(0);
     group_sync(t, call, CallArgs::bytes, bytes);  // every member's source is here
     if (last < 0) {
         std::memset(dst, 0, bytes);  // (exscan on the first PE: zeros)
         return true;
     }
-    for (int i = 1; i <= last; ++i) op(area, area + static_cast<std::size_t>(i) * stride, nelems);
-    std::memcpy(dst, area, bytes);
+    auto copy = [&](int k) {
+        const int pe = t->members[k];
+        return area + (set ? 2 * static_cast<std::size_t>(pe) + ((together[pe] - 1) & 1) : k) * stride;
+    };
+    char* acc = copy(0);
+    for (int i = 1; i <= last; ++i) op(acc, copy(i), nelems);
+    std::memcpy(dst, acc, bytes);
     return true;
 }
 
@@ -244,6 +267,7 @@ void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args
     quiet_all();
     const int n = t->size(), me = t->my_index;
     const std::size_t parity = ++t->epoch & 1;
+    for (int pe : t->members) ++set_barriers()[static_cast<std::size_t>(pe)];
     const CallTag tag{call, a, b, static_cast<CallArgs>(args)};
     const long mine = static_cast<long>(tag.signal(state().pe));
     if (n > 1) call_record_write(t, tag);

@@ -2,8 +2,10 @@
  * of the same team: each call's result is checked against values that change every iteration,
  * in place (dest == source) and not, on the world team and on a split team, with a PE that is
  * made late now and then, and counts that change from one call to the next.  A result folded
- * from another call's data (a scratch area written again before a slow PE has read it) fails.  Also small and large counts (the large ones take
- * the gets-after-a-barrier path). */
+ * from another call's data (a scratch area written again before a slow PE has read it) fails.
+ * Also small and large counts (the large ones take the gets-after-a-barrier path), and the
+ * active-set reductions over overlapping sets taken in turn (every set shares one scratch
+ * region). */
 #include "api_check.h"
 
 #include <shmem.h>
@@ -51,6 +53,37 @@ static void run(shmem_team_t team, long *a, long *b, size_t count, const char *n
     }
 }
 
+/* Active sets over the world PEs, taken in turn; each PE calls the ones it is in. */
+#define NSETS 5
+static const int set_start[NSETS] = {0, 0, 1, 0, 1}, set_log[NSETS] = {0, 0, 0, 1, 1};
+static int set_size(int k) {
+    if (k == 0) return npes;
+    if (k <= 2) return npes - 1;
+    return k == 3 ? (npes + 1) / 2 : npes / 2;
+}
+static long pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 64];
+static long psync[NSETS][2][SHMEM_REDUCE_SYNC_SIZE]; /* per set, alternating with its calls */
+
+static void run_sets(long *a, long *b, size_t count) {
+    long calls[NSETS] = {0};
+    for (long it = 0; it < ITERS; ++it) {
+        const int k = (int)((it * 7 + it / 5) % NSETS), size = set_size(k);
+        const int start = set_start[k], stride = 1 << set_log[k];
+        if (size < 1 || me < start || (me - start) % stride || (me - start) / stride >= size) continue;
+        if (it % 89 == 0 && me == start) api_sleep_us(200); /* the set's first PE late now and then */
+        const size_t n = count - (size_t)(it % 2);
+        for (size_t e = 0; e < n; ++e) a[e] = (me + 1) * (it + 1) + (long)e;
+        long *dst = it % 3 == 0 ? a : b; /* in place now and then */
+        shmem_long_sum_to_all(dst, a, (int)n, start, set_log[k], size, pwrk, psync[k][calls[k]++ % 2]);
+        for (size_t e = 0; e < n; ++e) {
+            long want = 0;
+            for (int i = 0; i < size; ++i) want += (start + i * stride + 1) * (it + 1) + (long)e;
+            CHECK(dst[e] == want, "set %d (start %d, stride %d, size %d) iteration %ld sum_to_all[%zu]: %ld, expected %ld",
+                  k, start, stride, size, it, e, dst[e], want);
+        }
+    }
+}
+
 int main(void) {
     shmem_init();
     me = shmem_my_pe();
@@ -66,6 +99,11 @@ int main(void) {
         run(even, a, b, 3, "even PEs, 3 longs");
         shmem_team_destroy(even);
     }
+    for (int k = 0; k < NSETS; ++k)
+        for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) psync[k][0][i] = psync[k][1][i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    run_sets(a, b, 1);
+    run_sets(a, b, 6);
     shmem_barrier_all();
     shmem_free(a);
     shmem_free(b);
