@@ -160,12 +160,12 @@ static std::vector<uint8_t>& set_barriers() {
 // another size must not reach into this one's area), by the parity of the team's collective
 // count at the call: the next call that writes the same area comes after another collective of
 // the team, whose barrier every member passes only once it has folded this one.  Active sets
-// share one region, so there the copies sit by world PE, each in one of two places chosen by
-// the parity of the active-set barriers writer and reader have passed together (set_barriers):
-// both count the same barriers, so the copy for the next call they share goes to the other
-// place, and the one for the call after that is written only once the reader has passed a
-// barrier after its fold, whichever sets the calls are over.  false where this does not apply:
-// a GPU heap, more than the areas hold.
+// share one region, so there each world PE's copy has two places of fixed size (whatever the
+// call's size, as above), one chosen by the parity of the active-set barriers writer and reader
+// have passed together (set_barriers): both count the same barriers, so the copy for the next
+// call they share goes to the other place, and the one for the call after that is written only
+// once the reader has passed a barrier after its fold, whichever sets the calls are over.  false
+// where this does not apply: a GPU heap, more than the areas or places hold.
 static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem,
                         ReduceFn op, int last, const char* call) {
     State& s = state();
@@ -175,15 +175,16 @@ static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t
     const std::size_t slots = set ? static_cast<std::size_t>(s.npes) : n;  // collect's size words, then copies
     const std::size_t first = (slots * sizeof(uint64_t) + 63) & ~std::size_t{63};
     if (s.device_heap || bytes == 0 || bytes > kScratchBytes || first >= kScratchBytes - kCallRecordBytes) return false;
-    const std::size_t half = ((kScratchBytes - kCallRecordBytes - first) / 2) & ~std::size_t{15};
-    if (slots * stride > half) return false;
+    const std::size_t room = kScratchBytes - kCallRecordBytes - first;
+    const std::size_t half = (room / 2) & ~std::size_t{15}, place = (room / (2 * slots)) & ~std::size_t{15};
+    if (set ? bytes > place : n * stride > half) return false;
     const std::size_t region = set ? kTeamSlotActiveSets * kTeamRegion : team_region_offset(t);
     char* area = s.sync_base + region + kSyncBytes + first + (set ? 0 : (t->epoch & 1) * half);
     const std::vector<uint8_t>& together = set_barriers();
     const std::size_t me = static_cast<std::size_t>(set ? s.pe : t->my_index);
     for (std::size_t i = 0; i < n; ++i) {
         const int pe = t->members[i];
-        sync_put(pe, area + (set ? 2 * me + (together[pe] & 1) : me) * stride, src, bytes, call);
+        sync_put(pe, set ? area + (2 * me + (together[pe] & 1)) * place : area + me * stride, src, bytes, call);
     }
     quiet(0);
     group_sync(t, call, CallArgs::bytes, bytes);  // every member's source is here
@@ -193,7 +194,7 @@ static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t
     }
     auto copy = [&](int k) {
         const int pe = t->members[k];
-        return area + (set ? 2 * static_cast<std::size_t>(pe) + ((together[pe] - 1) & 1) : k) * stride;
+        return set ? area + (2 * static_cast<std::size_t>(pe) + ((together[pe] - 1) & 1)) * place : area + k * stride;
     };
     char* acc = copy(0);
     for (int i = 1; i <= last; ++i) op(acc, copy(i), nelems);

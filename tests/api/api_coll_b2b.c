@@ -71,7 +71,7 @@ static void run_sets(long *a, long *b, size_t count) {
         const int start = set_start[k], stride = 1 << set_log[k];
         if (size < 1 || me < start || (me - start) % stride || (me - start) / stride >= size) continue;
         if (it % 89 == 0 && me == start) api_sleep_us(200); /* the set's first PE late now and then */
-        const size_t n = count - (size_t)(it % 2);
+        const size_t n = count + 2 * (size_t)(it % 3); /* sizes that change from call to call */
         for (size_t e = 0; e < n; ++e) a[e] = (me + 1) * (it + 1) + (long)e;
         long *dst = it % 3 == 0 ? a : b; /* in place now and then */
         shmem_long_sum_to_all(dst, a, (int)n, start, set_log[k], size, pwrk, psync[k][calls[k]++ % 2]);
