@@ -357,6 +357,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     g_hot.count_target = env::pcntr_target();
     g_hot.freed = s.alloc->freed_bits();
     g_hot.bounds = s.alloc->bound_bits();
+    g_hot.static_ends = s.static_size ? static_objects().end_bits() : nullptr;
     s.initialized = g_hot.initialized = true;
     static bool exit_hook = false;
     if (!exit_hook) exit_hook = std::atexit(left_without_finalize) == 0;
@@ -424,6 +425,8 @@ void finalize() {
     g_hot.size = 0;  // the freed map goes with the allocator
     g_hot.freed = nullptr;
     g_hot.bounds = nullptr;
+    g_hot.static_ends = nullptr;
+    static_objects().clear();
     s.alloc.reset();
     s.boot->finalize();
     teams_fini();

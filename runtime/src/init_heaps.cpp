@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cuda_connections.h"
+#include "heap/static_segment.h"
 #include "kishmem/device/state.h"
 #include "kishmem/env.h"
 #include "state.h"
@@ -133,6 +134,7 @@ void open_statics(char* base, std::size_t bytes, const routes::Routes& routes, b
     }
     s.static_base = base;
     s.static_size = bytes;
+    static_objects().load(base, bytes);
     debug("global and static variables symmetric: %zu bytes at %p (%s)", bytes, static_cast<void*>(base),
           share ? "shared with same-host PEs" : "this PE's own by load/store");
 }

@@ -148,6 +148,10 @@ void fail_sym(const char* call, const char* what, const void* p, std::size_t byt
                         p, bytes, room);
         fatal(call, "%s %p (%zu bytes) is in no symmetric block and runs into one", what, p, bytes);
     }
+    std::size_t room = 0;
+    if (const char* name = rt::is_symmetric(p, bytes) ? rt::static_variable(p, &room) : nullptr)
+        fatal(call, "%s %p (%zu bytes) runs past the end of the global or static variable '%s', which has %zu bytes from there on",
+              what, p, bytes, name, room);
     const char* b = rt::heap_base();
     fatal(call, "%s %p (%zu bytes) is not within the symmetric heap [%p, %p) and is not a global or static variable", what, p, bytes,
           static_cast<const void*>(b), static_cast<const void*>(b + rt::heap_size()));

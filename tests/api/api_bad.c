@@ -17,6 +17,9 @@
 /* Collectives whose dest and source overlap where the spec does not forbid it: each is called
  * twice with stderr captured, and the number of warnings the two calls gave is printed (the
  * warning comes once per routine); the data must still be right where kishmem defines it. */
+/* Globals: a put that starts in bad_global and runs past its end would write bad_global_next. */
+long bad_global[3], bad_global_next[5];
+
 static int overlap_case(const char *what, int me, int npes, long *sym, long *psync) {
     (void)psync;
     char text[8192] = {0};
@@ -309,6 +312,16 @@ int main(int argc, char **argv) {
         shmem_getmem(dst, sym, 128 * sizeof(long), npes - 1);
     }
     if (!strcmp(what, "fcollect_dest_small")) shmem_long_fcollect(SHMEM_TEAM_WORLD, sym + 63, sym, 1);
+    /* ... and past the end of a global or a function's static variable */
+    if (!strcmp(what, "put_past_global") && me == 0) {
+        long src[4] = {0};
+        shmem_long_put(bad_global + 1, src, 4, npes - 1);
+    }
+    if (!strcmp(what, "get_past_static") && me == 0) {
+        static long local_static[2];
+        long dst[3];
+        shmem_long_get(dst, local_static, 3, npes - 1);
+    }
 
     /* Counts that are negative (an int -1 passed as size_t), overflow with the element size
        (also once per PE), or exceed the heap */

@@ -35,6 +35,9 @@ struct Hot {
     const uint8_t* freed = nullptr;
     // One bit per granule: where a live block starts or just after one ends (heap/freed_map.h).
     const uint8_t* bounds = nullptr;
+    // One bit per granule of the static segment: where a global or static variable ends
+    // (heap/static_segment.h); nullptr when the executable names none.
+    const uint8_t* static_ends = nullptr;
 };
 extern Hot g_hot;
 
@@ -77,10 +80,18 @@ inline bool in_freed(const void* p) {
 // Whether a block bound lies in granules (g0, gl] of the heap: the range crosses into another
 // block or past its own block's end (out of line: only ranges that span granules ask).
 bool crosses_block(std::size_t g0, std::size_t gl);
+// Whether the range at `off` of the static segment (granules off >> 6 .. (off + bytes - 1) >> 6)
+// starts in a global or static variable and runs past its end (out of line: only ranges in a
+// granule where some variable ends ask).
+bool static_crosses(std::size_t off, std::size_t bytes);
+// The global or static variable that holds p: its name, and the bytes from p to its end; nullptr
+// when none is known.
+const char* static_variable(const void* p, std::size_t* room);
 // The argument checks' test, bytes > 0: [p, p + bytes) is symmetric, p is not in a freed block
 // and, in the heap, the range stays within one block.  In the heap: two compares and one load of
 // the freed map (a freed granule masks the room after p to 0, which no bytes > 0 fits), and for
-// a range within one 64-byte granule one compare more.
+// a range within one 64-byte granule one compare more; in the static segment, the range stays
+// within the variable it starts in.
 inline bool is_live(const void* p, std::size_t bytes) {
     const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.base);
     if (off < g_hot.size) {
@@ -89,7 +100,12 @@ inline bool is_live(const void* p, std::size_t bytes) {
         const std::size_t g0 = off >> 6, gl = (off + bytes - 1) >> 6;
         return gl <= g0 || !crosses_block(g0, gl);
     }
-    return in_static(p, bytes);
+    if (!in_static(p, bytes)) return false;
+    // A global or static variable: the range must not run past the end of the one it starts in.
+    const uint8_t* e = g_hot.static_ends;
+    const std::size_t so = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.static_base), g = so >> 6;
+    if (!e || (((so + bytes - 1) >> 6) == g && !(e[g >> 3] >> (g & 7) & 1))) return true;
+    return !static_crosses(so, bytes);
 }
 // Whether the user heap is GPU memory (host code must not load or store it directly).
 inline bool heap_on_device() { return g_hot.device_heap; }

@@ -1,9 +1,17 @@
 #include "static_segment.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+
+#include "kishmem/runtime.h"
 
 namespace kishmem {
 
@@ -41,4 +49,128 @@ bool find_static_segment(char** base, std::size_t* bytes) {
     return true;
 }
 
+namespace {
+int main_bias(struct dl_phdr_info* info, size_t, void* arg) {
+    *static_cast<uintptr_t*>(arg) = info->dlpi_addr;
+    return 1;
+}
+
+// The executable's file mapped read-only, for its section headers and symbols.
+struct MappedFile {
+    const char* p = nullptr;
+    std::size_t n = 0;
+    explicit MappedFile(const char* path) {
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0) return;
+        if (fstat(fd, &st) == 0 && st.st_size > static_cast<off_t>(sizeof(ElfW(Ehdr)))) {
+            void* m = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (m != MAP_FAILED) p = static_cast<const char*>(m), n = static_cast<std::size_t>(st.st_size);
+        }
+        close(fd);
+    }
+    ~MappedFile() {
+        if (p) munmap(const_cast<char*>(p), n);
+    }
+    bool holds(std::size_t off, std::size_t bytes) const { return off <= n && bytes <= n - off; }
+};
+}  // namespace
+
+StaticObjects& static_objects() {
+    static StaticObjects objects;
+    return objects;
+}
+
+void StaticObjects::clear() {
+    objects_.clear();
+    bits_.clear();
+}
+
+void StaticObjects::load(const char* base, std::size_t bytes) {
+    clear();
+    uintptr_t bias = 0;
+    dl_iterate_phdr(main_bias, &bias);
+    const MappedFile f("/proc/self/exe");
+    if (!f.p || std::memcmp(f.p, ELFMAG, SELFMAG) != 0 || f.p[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32))
+        return;
+    const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(f.p);
+    if (eh->e_shentsize != sizeof(ElfW(Shdr)) || !f.holds(eh->e_shoff, std::size_t{eh->e_shnum} * sizeof(ElfW(Shdr)))) return;
+    const auto* sh = reinterpret_cast<const ElfW(Shdr)*>(f.p + eh->e_shoff);
+    // The full symbol table where there is one (it has the static variables too), else the
+    // dynamic one.
+    const ElfW(Shdr)* table = nullptr;
+    for (int want : {SHT_SYMTAB, SHT_DYNSYM}) {
+        for (unsigned i = 0; i < eh->e_shnum && !table; ++i)
+            if (sh[i].sh_type == static_cast<unsigned>(want) && sh[i].sh_link < eh->e_shnum) table = &sh[i];
+        if (table) break;
+    }
+    if (!table || !f.holds(table->sh_offset, table->sh_size)) return;
+    const ElfW(Shdr)& names = sh[table->sh_link];
+    if (!f.holds(names.sh_offset, names.sh_size)) return;
+    const auto* sym = reinterpret_cast<const ElfW(Sym)*>(f.p + table->sh_offset);
+    const std::size_t count = table->sh_size / sizeof(ElfW(Sym));
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
+    for (std::size_t i = 0; i < count; ++i) {
+        const ElfW(Sym)& y = sym[i];
+        if (ELF64_ST_TYPE(y.st_info) != STT_OBJECT || y.st_size == 0 || y.st_shndx == SHN_UNDEF) continue;
+        const uintptr_t at = bias + y.st_value;
+        if (at < lo || at - lo >= bytes || y.st_size > bytes - (at - lo)) continue;
+        const char* name = y.st_name < names.sh_size ? f.p + names.sh_offset + y.st_name : "?";
+        objects_.push_back({at - lo, at - lo + y.st_size, std::string(name, strnlen(name, names.sh_size - y.st_name))});
+    }
+    std::sort(objects_.begin(), objects_.end(), [](const StaticObject& a, const StaticObject& b) {
+        return a.start < b.start || (a.start == b.start && a.end > b.end);
+    });
+    std::size_t kept = 0;  // overlapping variables (aliases, a copy and its alias) become one
+    for (StaticObject& o : objects_) {
+        if (kept && o.start < objects_[kept - 1].end) {
+            objects_[kept - 1].end = std::max(objects_[kept - 1].end, o.end);
+            continue;
+        }
+        if (&objects_[kept] != &o) objects_[kept] = std::move(o);
+        ++kept;
+    }
+    objects_.resize(kept);
+    bits_.assign((bytes / 64 + 8) / 8 + 8, 0);  // whole 64-bit words (rt::static_crosses reads words)
+    for (const StaticObject& o : objects_)
+        if (o.end < bytes) bits_[o.end >> 9] |= static_cast<uint8_t>(1u << (o.end >> 6 & 7));
+}
+
+const StaticObject* StaticObjects::holding(std::size_t off) const {
+    auto it = std::upper_bound(objects_.begin(), objects_.end(), off,
+                               [](std::size_t v, const StaticObject& o) { return v < o.start; });
+    if (it == objects_.begin()) return nullptr;
+    --it;
+    return off < it->end ? &*it : nullptr;
+}
+
 }  // namespace kishmem
+
+namespace kishmem::rt {
+
+bool static_crosses(std::size_t off, std::size_t bytes) {
+    const uint8_t* b = g_hot.static_ends;
+    const std::size_t g0 = off >> 6, gl = (off + bytes - 1) >> 6;
+    bool near = false;  // some variable ends in granules g0..gl
+    for (std::size_t w = g0 >> 6; w <= gl >> 6 && !near; ++w) {
+        uint64_t word;
+        std::memcpy(&word, b + w * 8, sizeof word);
+        if (w == g0 >> 6) word &= ~uint64_t{0} << (g0 & 63);
+        if (w == gl >> 6) word &= ~uint64_t{0} >> (63 - (gl & 63));
+        near = word != 0;
+    }
+    if (!near) return false;
+    const StaticObject* o = static_objects().holding(off);
+    return o && bytes > o->end - off;
+}
+
+const char* static_variable(const void* p, std::size_t* room) {
+    if (!in_static(p, 1)) return nullptr;
+    const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.static_base);
+    const StaticObject* o = static_objects().holding(off);
+    if (!o) return nullptr;
+    *room = o->end - off;
+    return o->name.c_str();
+}
+
+}  // namespace kishmem::rt
