@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "../state.h"
+#include "static_segment.h"
 
 namespace kishmem {
 namespace {
@@ -119,19 +120,35 @@ std::size_t allocation_size(const void* p) {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bit g of the map is bit g % 64 of its 64-bit word");
 
-bool crosses_block(std::size_t g0, std::size_t gl) {
-    const uint8_t* b = g_hot.bounds;
-    if (!b) return false;
-    // The map's 64-bit words that hold bits g0 + 1 .. gl, each masked to those bits (the map is
-    // allocated in whole words).
-    const std::size_t first = g0 + 1, last = gl;
+// Whether any of bits first..last of a bit map is set (bit g is bit g % 64 of the map's 64-bit
+// word g / 64; the maps are allocated in whole words).
+static bool any_bit(const uint8_t* map, std::size_t first, std::size_t last) {
     for (std::size_t w = first >> 6; w <= last >> 6; ++w) {
-        uint64_t word = __atomic_load_n(reinterpret_cast<const uint64_t*>(b) + w, __ATOMIC_RELAXED);
+        uint64_t word = __atomic_load_n(reinterpret_cast<const uint64_t*>(map) + w, __ATOMIC_RELAXED);
         if (w == first >> 6) word &= ~uint64_t{0} << (first & 63);
         if (w == last >> 6) word &= ~uint64_t{0} >> (63 - (last & 63));
         if (word) return true;
     }
     return false;
+}
+
+bool crosses_block(std::size_t g0, std::size_t gl) {
+    return g_hot.bounds && any_bit(g_hot.bounds, g0 + 1, gl);
+}
+
+bool static_crosses(std::size_t off, std::size_t bytes) {
+    if (!any_bit(g_hot.static_ends, off >> 6, (off + bytes - 1) >> 6)) return false;  // no variable ends there
+    const StaticObject* o = static_objects().holding(off);
+    return o && bytes > o->end - off;
+}
+
+const char* static_variable(const void* p, std::size_t* room) {
+    if (!in_static(p, 1)) return nullptr;
+    const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.static_base);
+    const StaticObject* o = static_objects().holding(off);
+    if (!o) return nullptr;
+    *room = o->end - off;
+    return o->name.c_str();
 }
 
 std::size_t allocation_room(const void* p) {

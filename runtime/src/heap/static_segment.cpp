@@ -11,8 +11,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kishmem/runtime.h"
-
 namespace kishmem {
 
 namespace {
@@ -145,32 +143,3 @@ const StaticObject* StaticObjects::holding(std::size_t off) const {
 }
 
 }  // namespace kishmem
-
-namespace kishmem::rt {
-
-bool static_crosses(std::size_t off, std::size_t bytes) {
-    const uint8_t* b = g_hot.static_ends;
-    const std::size_t g0 = off >> 6, gl = (off + bytes - 1) >> 6;
-    bool near = false;  // some variable ends in granules g0..gl
-    for (std::size_t w = g0 >> 6; w <= gl >> 6 && !near; ++w) {
-        uint64_t word;
-        std::memcpy(&word, b + w * 8, sizeof word);
-        if (w == g0 >> 6) word &= ~uint64_t{0} << (g0 & 63);
-        if (w == gl >> 6) word &= ~uint64_t{0} >> (63 - (gl & 63));
-        near = word != 0;
-    }
-    if (!near) return false;
-    const StaticObject* o = static_objects().holding(off);
-    return o && bytes > o->end - off;
-}
-
-const char* static_variable(const void* p, std::size_t* room) {
-    if (!in_static(p, 1)) return nullptr;
-    const std::size_t off = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.static_base);
-    const StaticObject* o = static_objects().holding(off);
-    if (!o) return nullptr;
-    *room = o->end - off;
-    return o->name.c_str();
-}
-
-}  // namespace kishmem::rt
