@@ -74,7 +74,12 @@ char* shmemx_nodename(void) {
     return name;
 }
 
-void shmem_finalize(void) { rt::finalize(); }
+// Before shmem_init: an error (nothing to end). Again after it: nothing more to do (a program
+// whose layers each end the library, as with MPI and SHMEM together, is not stopped for it).
+void shmem_finalize(void) {
+    if (!rt::initialized() && !rt::finalized()) api::fail_not_initialized("shmem_finalize");
+    rt::finalize();
+}
 
 void shmem_global_exit(int status) { rt::global_exit(status); }
 

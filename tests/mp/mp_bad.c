@@ -7,6 +7,10 @@
 
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "";
+    if (!strcmp(what, "finalize_before_init")) {
+        shmem_finalize();
+        return 0;
+    }
     if (!strcmp(what, "before_init")) {
         static long x;
         shmem_long_p(&x, 1, 0);
