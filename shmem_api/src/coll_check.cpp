@@ -58,7 +58,8 @@ void check_pwrk(const char* call, const void* pwrk, int nreduce, std::size_t ele
     if (!g_check) return;
     const std::size_t need = std::max<std::size_t>(static_cast<std::size_t>(nreduce) / 2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE);
     if (!rt::is_live(pwrk, need * elem)) fail_sym(call, "pWrk", pwrk, need * elem);
-    if (!rt::in_heap(pwrk, 1)) return;  // a global or static array: its size is not known here
+    // A global or static array: is_live held it to its variable (where the symbol table names it).
+    if (!rt::in_heap(pwrk, 1)) return;
     const std::size_t room = rt::allocation_room(pwrk);
     if (room < need * elem)
         fatal(call, "pWrk %p has room for %zu elements of %zu bytes in its symmetric allocation%s; the specification "
