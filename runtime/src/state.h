@@ -99,6 +99,7 @@ struct CallTag {
     // predecessor's signal from any other word (a disagreeing call, another PE's signal in a
     // pSync reused too early, a pSync that was never SHMEM_SYNC_VALUE).
     uint64_t signal(int pe) const;
+    mutable uint64_t key_ = 0, flag_ = 0;  // computed once (a barrier asks for them several times)
 };
 
 // A PE's current collective call, kept in the last kCallRecordBytes of the team region's

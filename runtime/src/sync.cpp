@@ -60,13 +60,13 @@ void describe(char* out, std::size_t size, const char* name, CallArgs args, uint
 }  // namespace
 
 uint64_t CallTag::key() const {
-    uint64_t h = fnv(1469598103934665603ull, call, std::strlen(call));
-    return fnv(h, &args, sizeof args);
+    if (!key_) key_ = fnv(fnv(1469598103934665603ull, call, std::strlen(call)), &args, sizeof args) | 1;
+    return key_;
 }
 
 uint64_t CallTag::flag() const {
-    uint64_t h = fnv(fnv(key(), &a, sizeof a), &b, sizeof b);
-    return h | 1;  // never SHMEM_SYNC_VALUE
+    if (!flag_) flag_ = fnv(fnv(key(), &a, sizeof a), &b, sizeof b) | 1;  // never SHMEM_SYNC_VALUE
+    return flag_;
 }
 
 uint64_t CallTag::signal(int pe) const { return fnv(flag(), &pe, sizeof pe) | 1; }
