@@ -426,6 +426,7 @@ void finalize() {
     g_hot.freed = nullptr;
     g_hot.bounds = nullptr;
     g_hot.static_ends = nullptr;
+    g_hot.static_last = 0;
     static_objects().clear();
     s.alloc.reset();
     s.boot->finalize();

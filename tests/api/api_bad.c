@@ -315,6 +315,7 @@ int main(int argc, char **argv) {
     /* ... and past the end of a global or a function's static variable */
     if (!strcmp(what, "put_past_global") && me == 0) {
         long src[4] = {0};
+        shmem_long_put(bad_global + 1, src, 2, npes - 1); /* fits: the check remembers the variable */
         shmem_long_put(bad_global + 1, src, 4, npes - 1);
     }
     if (!strcmp(what, "get_past_static") && me == 0) {

@@ -38,6 +38,9 @@ struct Hot {
     // One bit per granule of the static segment: where a global or static variable ends
     // (heap/static_segment.h); nullptr when the executable names none.
     const uint8_t* static_ends = nullptr;
+    // The variable the bounds check found last, as its start << 32 | its end (offsets in the
+    // static segment; 0: none): a program's transfers come back to the same variables.
+    uint64_t static_last = 0;
 };
 extern Hot g_hot;
 
@@ -105,6 +108,8 @@ inline bool is_live(const void* p, std::size_t bytes) {
     const uint8_t* e = g_hot.static_ends;
     const std::size_t so = static_cast<std::size_t>(static_cast<const char*>(p) - g_hot.static_base), g = so >> 6;
     if (!e || (((so + bytes - 1) >> 6) == g && !(e[g >> 3] >> (g & 7) & 1))) return true;
+    const uint64_t last = __atomic_load_n(&g_hot.static_last, __ATOMIC_RELAXED), end = last & 0xffffffffu;
+    if (so >= last >> 32 && so < end) return bytes <= end - so;
     return !static_crosses(so, bytes);
 }
 // Whether the user heap is GPU memory (host code must not load or store it directly).

@@ -139,7 +139,10 @@ bool crosses_block(std::size_t g0, std::size_t gl) {
 bool static_crosses(std::size_t off, std::size_t bytes) {
     if (!any_bit(g_hot.static_ends, off >> 6, (off + bytes - 1) >> 6)) return false;  // no variable ends there
     const StaticObject* o = static_objects().holding(off);
-    return o && bytes > o->end - off;
+    if (!o) return false;
+    if (o->end >> 32 == 0)  // one word, so that no thread reads one variable's start with another's end
+        __atomic_store_n(&g_hot.static_last, uint64_t{o->start} << 32 | o->end, __ATOMIC_RELAXED);
+    return bytes > o->end - off;
 }
 
 const char* static_variable(const void* p, std::size_t* room) {
