@@ -174,7 +174,7 @@ static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t
     const std::size_t stride = (bytes + 15) & ~std::size_t{15};
     const std::size_t slots = set ? static_cast<std::size_t>(s.npes) : n;  // collect's size words, then copies
     const std::size_t first = (slots * sizeof(uint64_t) + 63) & ~std::size_t{63};
-    if (s.device_heap || bytes == 0 || bytes > kScratchBytes || first >= kScratchBytes - kCallRecordBytes) return false;
+    if (s.device_heap || bytes == 0 || first >= kScratchBytes - kCallRecordBytes) return false;
     const std::size_t room = kScratchBytes - kCallRecordBytes - first;
     const std::size_t half = (room / 2) & ~std::size_t{15}, place = (room / (2 * slots)) & ~std::size_t{15};
     if (set ? bytes > place : n * stride > half) return false;
@@ -268,7 +268,8 @@ void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args
     quiet_all();
     const int n = t->size(), me = t->my_index;
     const std::size_t parity = ++t->epoch & 1;
-    for (int pe : t->members) ++set_barriers()[static_cast<std::size_t>(pe)];
+    std::vector<uint8_t>& together = set_barriers();
+    for (int pe : t->members) ++together[static_cast<std::size_t>(pe)];
     const CallTag tag{call, a, b, static_cast<CallArgs>(args)};
     const long mine = static_cast<long>(tag.signal(state().pe));
     if (n > 1) call_record_write(t, tag);

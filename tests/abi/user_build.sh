@@ -6,7 +6,8 @@
 # usable), and audits the macros the public headers leave in a user translation unit: every
 # macro that shmem.h, shmemx.h, pshmem.h and mpp/*.h define (beyond what the system headers
 # they include define) must carry a prefix the project owns or the OpenSHMEM specification
-# names (or be the one macro of Sandia OpenSHMEM's that its programs test, HAVE_SHMEMX_WTIME).  For cu the device pass is audited (nvcc -E); without nvcc the test is skipped (77).
+# names (or be the one macro of Sandia OpenSHMEM's that its programs test, HAVE_SHMEMX_WTIME).
+# For cu the device pass is audited (nvcc -E); without nvcc the test is skipped (77).
 set -u
 mode=$1 cc=$2 src=$3 out=$4 lib=$5
 shift 5

@@ -14,13 +14,17 @@
 namespace kishmem {
 
 namespace {
+// The main program's writable segments, and its load bias (what its symbols' values are
+// relative to).
 struct Found {
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     uintptr_t relro_end = 0;
+    uintptr_t bias = 0;
 };
 
 int visit(struct dl_phdr_info* info, size_t, void* arg) {
     auto* f = static_cast<Found*>(arg);
+    f->bias = info->dlpi_addr;
     for (int i = 0; i < info->dlpi_phnum; ++i) {
         const ElfW(Phdr)& ph = info->dlpi_phdr[i];
         uintptr_t lo = info->dlpi_addr + ph.p_vaddr, hi = lo + ph.p_memsz;
@@ -48,11 +52,6 @@ bool find_static_segment(char** base, std::size_t* bytes) {
 }
 
 namespace {
-int main_bias(struct dl_phdr_info* info, size_t, void* arg) {
-    *static_cast<uintptr_t*>(arg) = info->dlpi_addr;
-    return 1;
-}
-
 // The executable's file mapped read-only, for its section headers and symbols.
 struct MappedFile {
     const char* p = nullptr;
@@ -86,8 +85,9 @@ void StaticObjects::clear() {
 
 void StaticObjects::load(const char* base, std::size_t bytes) {
     clear();
-    uintptr_t bias = 0;
-    dl_iterate_phdr(main_bias, &bias);
+    Found prog;
+    dl_iterate_phdr(visit, &prog);
+    const uintptr_t bias = prog.bias;
     const MappedFile f("/proc/self/exe");
     if (!f.p || std::memcmp(f.p, ELFMAG, SELFMAG) != 0 || f.p[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32))
         return;
