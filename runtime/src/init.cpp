@@ -27,10 +27,8 @@
 
 namespace kishmem {
 
-State& state() {
-    static State s;
-    return s;
-}
+State::State() = default;
+State::~State() = default;
 
 void check_status(Status s, const char* call, int pe) {
     if (s == Status::ok) return;

@@ -173,9 +173,15 @@ struct State {
     int nchan = 1;
     bool initialized = false;
     bool finalized = false;
+    State();   // both in init.cpp, where every member's type is complete
+    ~State();
 };
 
-State& state();
+// Inline: collectives ask for it several times per call (a call each cost ~2 ns).
+inline State& state() {
+    static State s;
+    return s;
+}
 
 // Collective over `team`: every member contributes w[4]; each gets w[k] combined with ops[k]
 // over all members.  Nobody returns before every member entered (a barrier).
