@@ -35,6 +35,58 @@ uint64_t* size_slot(kishmem_team* t, int writer_team_index, const char* call) {
     return reinterpret_cast<uint64_t*>(s.sync_base + region + kSyncBytes) + idx;
 }
 
+// Active-set barriers this PE has passed together with each world PE (mod 256: their parity is
+// what counts), counted alike on both sides: the places below are chosen by it.
+std::vector<uint8_t>& set_barriers() {
+    static std::vector<uint8_t> together;
+    together.resize(static_cast<std::size_t>(state().npes));
+    return together;
+}
+
+// Small contributions moved before one barrier (reductions, scans, collect): each PE puts its
+// copy into its place in every member's scratch, then one barrier, then each reads the copies
+// in its own scratch: one barrier instead of two.
+// A team's scratch has two areas at fixed places, by the parity of the team's collective count
+// at the call, and each member a place of fixed size in them (whatever the call's size: a next
+// call of another size must not reach into this one's places): the next call that writes the
+// same area comes after another collective of the team, whose barrier every member passes only
+// once it has read this one.  Active sets share one region, so there each world PE's copy has
+// two places of fixed size, one chosen by the parity of the active-set barriers writer and
+// reader have passed together (set_barriers): both count the same barriers, so the copy for the
+// next call they share goes to the other place, and the one for the call after that is written
+// only once the reader has passed a barrier after its read, whichever sets the calls are over.
+// The places come after collect's size words (size_slot).  false where there are none: a GPU
+// heap, a group whose size words fill the scratch.
+bool push_places(const kishmem_team* t, rt::CollectStep* p) {
+    State& s = state();
+    const bool set = t->slot < 0;
+    const std::size_t n = static_cast<std::size_t>(t->size());
+    const std::size_t slots = set ? static_cast<std::size_t>(s.npes) : n;
+    const std::size_t first = (slots * sizeof(uint64_t) + 63) & ~std::size_t{63};
+    if (s.device_heap || first >= kScratchBytes - kCallRecordBytes) return false;
+    const std::size_t room = kScratchBytes - kCallRecordBytes - first, half = (room / 2) & ~std::size_t{15};
+    const std::size_t region = set ? kTeamSlotActiveSets * kTeamRegion : team_region_offset(t);
+    p->set = set;
+    p->place = (set ? room / (2 * slots) : half / n) & ~std::size_t{15};
+    p->area = s.sync_base + region + kSyncBytes + first + (set ? 0 : (t->epoch & 1) * half);
+    return p->place > 0;
+}
+
+// Before the group's barrier: this PE's place in member i's scratch (its address here, the same
+// offset there).
+char* place_at_member(const kishmem_team* t, const rt::CollectStep& p, int i) {
+    if (!p.set) return p.area + static_cast<std::size_t>(t->my_index) * p.place;
+    const std::size_t me = static_cast<std::size_t>(state().pe);
+    return p.area + (2 * me + (set_barriers()[static_cast<std::size_t>(t->members[i])] & 1)) * p.place;
+}
+
+// After the barrier: member k's copy in this PE's scratch.
+char* place_of_member(const kishmem_team* t, const rt::CollectStep& p, int k) {
+    if (!p.set) return p.area + static_cast<std::size_t>(k) * p.place;
+    const std::size_t pe = static_cast<std::size_t>(t->members[k]);
+    return p.area + (2 * pe + ((set_barriers()[pe] - 1) & 1)) * p.place;
+}
+
 }  // namespace
 }  // namespace kishmem
 
@@ -70,24 +122,54 @@ void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, co
     group_sync(t, call, CallArgs::bytes, bytes);
 }
 
-std::size_t collect_sizes(kishmem_team* t, std::size_t bytes, std::size_t* total, const char* call) {
+// Each member's size goes into its place (a header of 16 bytes), and its data after it where
+// the place holds them: where every member's does, the data are here after the one barrier and
+// collect_data only copies; else those that did not fit are put into every dest after it, then a
+// second barrier.  Groups without places tell their sizes in the size words (size_slot).
+CollectStep collect_sizes(kishmem_team* t, const void* src, std::size_t bytes, const char* call) {
+    constexpr std::size_t kHead = 16;
     const int n = t->size(), me = t->my_index;
-    uint64_t mine = bytes;
-    for (int i = 0; i < n; ++i) sync_put(t->members[i], size_slot(t, me, call), &mine, sizeof mine, call);
+    CollectStep step;
+    const uint64_t mine = bytes;
+    if (push_places(t, &step) && step.place >= kHead) {
+        for (int i = 0; i < n; ++i) {
+            char* at = place_at_member(t, step, i);
+            sync_put(t->members[i], at, &mine, sizeof mine, call);
+            if (bytes && bytes <= step.place - kHead) sync_put(t->members[i], at + kHead, src, bytes, call);
+        }
+    } else {
+        step.area = nullptr;
+        for (int i = 0; i < n; ++i) sync_put(t->members[i], size_slot(t, me, call), &mine, sizeof mine, call);
+    }
     quiet(0);
     group_sync(t, call);
-    std::size_t off = 0, sum = 0;
     for (int i = 0; i < n; ++i) {
-        if (i == me) off = sum;
-        if (__builtin_add_overflow(sum, *size_slot(t, i, call), &sum))
+        if (i == me) step.offset = step.total;
+        const uint64_t size = step.area ? *reinterpret_cast<const uint64_t*>(place_of_member(t, step, i))
+                                        : *size_slot(t, i, call);
+        if (__builtin_add_overflow(step.total, size, &step.total))
             fatal(call, "the members' nelems add up to more than 2^64 bytes");
     }
-    *total = sum;
-    return off;
+    return step;
 }
 
-void collect_data(kishmem_team* t, void* dst, const void* src, std::size_t bytes, std::size_t off, const char* call) {
-    for (int i = 0; i < t->size() && bytes; ++i) put(0, at(dst, off), src, bytes, t->members[i], true);
+void collect_data(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const CollectStep& step,
+                  const char* call) {
+    constexpr std::size_t kHead = 16;
+    if (step.area) {
+        bool all_here = true;
+        std::size_t off = 0;
+        for (int k = 0; k < t->size(); ++k) {
+            const char* copy = place_of_member(t, step, k);
+            const std::size_t size = *reinterpret_cast<const uint64_t*>(copy);
+            if (size <= step.place - kHead) local_copy(at(dst, off), copy + kHead, size);
+            else all_here = false;
+            off += size;
+        }
+        if (all_here) return;  // every source was read before the barrier
+        if (bytes <= step.place - kHead) bytes = 0;  // this PE's data is in every place already
+    }
+    for (int i = 0; i < t->size() && bytes; ++i) put(0, at(dst, step.offset), src, bytes, t->members[i], true);
     quiet(0);
     group_sync(t, call);
 }
@@ -145,59 +227,23 @@ static void fold_range(kishmem_team* t, char* acc, const void* src, std::size_t 
     }
 }
 
-// Active-set barriers this PE has passed together with each world PE (mod 256: their parity is
-// what counts), counted alike on both sides: fold_pushed places copies by it.
-static std::vector<uint8_t>& set_barriers() {
-    static std::vector<uint8_t> together;
-    together.resize(static_cast<std::size_t>(state().npes));
-    return together;
-}
-
-// Reductions and scans of up to a few KiB: each PE puts its source into its slot of every
-// member's scratch, then one barrier, then each folds the copies in its own scratch, in group
-// order (members 0..last; none: zeros): one barrier instead of two, and dest may be the source.
-// A team's scratch has two areas at fixed places (whatever the call's size: a next call of
-// another size must not reach into this one's area), by the parity of the team's collective
-// count at the call: the next call that writes the same area comes after another collective of
-// the team, whose barrier every member passes only once it has folded this one.  Active sets
-// share one region, so there each world PE's copy has two places of fixed size (whatever the
-// call's size, as above), one chosen by the parity of the active-set barriers writer and reader
-// have passed together (set_barriers): both count the same barriers, so the copy for the next
-// call they share goes to the other place, and the one for the call after that is written only
-// once the reader has passed a barrier after its fold, whichever sets the calls are over.  false
-// where this does not apply: a GPU heap, more than the areas or places hold.
+// Reductions and scans of up to a few KiB through the places above; each PE folds the copies in
+// group order (members 0..last; none: zeros), and dest may be the source.  false where the
+// places do not hold the source.
 static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem,
                         ReduceFn op, int last, const char* call) {
-    State& s = state();
-    const bool set = t->slot < 0;
-    const std::size_t n = static_cast<std::size_t>(t->size()), bytes = nelems * elem;
-    const std::size_t stride = (bytes + 15) & ~std::size_t{15};
-    const std::size_t slots = set ? static_cast<std::size_t>(s.npes) : n;  // collect's size words, then copies
-    const std::size_t first = (slots * sizeof(uint64_t) + 63) & ~std::size_t{63};
-    if (s.device_heap || bytes == 0 || first >= kScratchBytes - kCallRecordBytes) return false;
-    const std::size_t room = kScratchBytes - kCallRecordBytes - first;
-    const std::size_t half = (room / 2) & ~std::size_t{15}, place = (room / (2 * slots)) & ~std::size_t{15};
-    if (set ? bytes > place : n * stride > half) return false;
-    const std::size_t region = set ? kTeamSlotActiveSets * kTeamRegion : team_region_offset(t);
-    char* area = s.sync_base + region + kSyncBytes + first + (set ? 0 : (t->epoch & 1) * half);
-    const std::vector<uint8_t>& together = set_barriers();
-    const std::size_t me = static_cast<std::size_t>(set ? s.pe : t->my_index);
-    for (std::size_t i = 0; i < n; ++i) {
-        const int pe = t->members[i];
-        sync_put(pe, set ? area + (2 * me + (together[pe] & 1)) * place : area + me * stride, src, bytes, call);
-    }
+    const std::size_t bytes = nelems * elem;
+    CollectStep p;
+    if (bytes == 0 || !push_places(t, &p) || bytes > p.place) return false;
+    for (int i = 0; i < t->size(); ++i) sync_put(t->members[i], place_at_member(t, p, i), src, bytes, call);
     quiet(0);
     group_sync(t, call, CallArgs::bytes, bytes);  // every member's source is here
     if (last < 0) {
         std::memset(dst, 0, bytes);  // (exscan on the first PE: zeros)
         return true;
     }
-    auto copy = [&](int k) {
-        const int pe = t->members[k];
-        return set ? area + (2 * static_cast<std::size_t>(pe) + ((together[pe] - 1) & 1)) * place : area + k * stride;
-    };
-    char* acc = copy(0);
-    for (int i = 1; i <= last; ++i) op(acc, copy(i), nelems);
+    char* acc = place_of_member(t, p, 0);
+    for (int i = 1; i <= last; ++i) op(acc, place_of_member(t, p, i), nelems);
     std::memcpy(dst, acc, bytes);
     return true;
 }
@@ -264,7 +310,9 @@ kishmem_team* active_set(int start, int log_stride, int size, long* psync, const
 // Dissemination over the set with one flag per (parity, round) in pSync: the sender sets it to
 // its call's tag (CallTag::flag, never 0), the receiver waits for it, compares it with its own
 // and restores SHMEM_SYNC_VALUE (0).  Parity alternates per call.
-void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args, uint64_t a, uint64_t b) {
+// Aligned to a cache line, as team_allreduce (sync.cpp).
+__attribute__((aligned(64))) void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args,
+                                                     uint64_t a, uint64_t b) {
     quiet_all();
     const int n = t->size(), me = t->my_index;
     const std::size_t parity = ++t->epoch & 1;

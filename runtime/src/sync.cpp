@@ -215,7 +215,10 @@ void group_disagreement(const kishmem_team* g, const CallTag& mine, int from, in
 
 // Dissemination: ceil(log2 n) rounds; in round r team PE i sends to team PE i + 2^r.  Each op is
 // idempotent, so values that reach a PE twice along different paths do no harm.
-void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4], const ReduceOp ops[4]) {
+// Aligned to a cache line: where its wait loop falls otherwise moved with unrelated changes and
+// cost a 2-PE barrier_all up to 14 ns (0.093 -> 0.107 us).
+__attribute__((aligned(64))) void team_allreduce(kishmem_team* team, const CallTag& tag, uint64_t w[4],
+                                                 const ReduceOp ops[4]) {
     State& s = state();
     const char* call = tag.call;
     const int n = team->size(), me = team->my_index;

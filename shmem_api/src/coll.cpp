@@ -79,11 +79,10 @@ inline int fcollect(const char* call, kishmem_team* t, void* dest, const void* s
 inline int collect(const char* call, kishmem_team* t, void* dest, const void* src, std::size_t n, std::size_t elem) {
     const std::size_t bytes = coll_bytes(call, "nelems", n, elem);
     check_buffers(call, dest, 0, src, bytes);
-    std::size_t total = 0;
-    const std::size_t offset = rt::collect_sizes(t, bytes, &total, call);
-    check_buffers(call, dest, total, src, 0);
-    warn_overlap(call, dest, total, src, bytes, kRace);
-    rt::collect_data(t, dest, src, bytes, offset, call);
+    const rt::CollectStep step = rt::collect_sizes(t, src, bytes, call);
+    check_buffers(call, dest, step.total, src, 0);
+    warn_overlap(call, dest, step.total, src, bytes, kRace);
+    rt::collect_data(t, dest, src, bytes, step, call);
     return 0;
 }
 

@@ -220,10 +220,16 @@ void broadcast(kishmem_team* t, void* dst, const void* src, std::size_t bytes, i
                const char* call);
 void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call);
 // collect in two steps, so that the caller can check dest against the total: every member
-// tells its size (collect_sizes gives this PE's offset into dest and the total), then the data
-// moves.
-std::size_t collect_sizes(kishmem_team* t, std::size_t bytes, std::size_t* total, const char* call);
-void collect_data(kishmem_team* t, void* dst, const void* src, std::size_t bytes, std::size_t offset,
+// tells its size (collect_sizes: this PE's offset into dest and the total; small sources travel
+// with it), then the data moves (collect_data, given the first step's answer).
+struct CollectStep {
+    std::size_t offset = 0, total = 0;
+    char* area = nullptr;  // the members' copies in this PE's scratch (coll.cpp's places); null: none
+    std::size_t place = 0;
+    bool set = false;
+};
+CollectStep collect_sizes(kishmem_team* t, const void* src, std::size_t bytes, const char* call);
+void collect_data(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const CollectStep& step,
                   const char* call);
 void alltoall(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const char* call);
 void alltoalls(kishmem_team* t, void* dst, const void* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
