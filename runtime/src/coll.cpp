@@ -139,9 +139,9 @@ CollectStep collect_sizes(kishmem_team* t, const void* src, std::size_t bytes, c
     const uint64_t mine = bytes;
     if (push_places(t, &step) && step.place >= kHead) {
         for (int i = 0; i < n; ++i) {
-            char* at = place_at_member(t, step, i);
-            sync_put(t->members[i], at, &mine, sizeof mine, call);
-            if (bytes && bytes <= step.place - kHead) sync_put(t->members[i], at + kHead, src, bytes, call);
+            char* mine_there = place_at_member(t, step, i);
+            sync_put(t->members[i], mine_there, &mine, sizeof mine, call);
+            if (bytes && bytes <= step.place - kHead) sync_put(t->members[i], mine_there + kHead, src, bytes, call);
         }
     } else {
         step.area = nullptr;
@@ -239,7 +239,7 @@ static void fold_range(kishmem_team* t, char* acc, const void* src, std::size_t 
 static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem,
                         ReduceFn op, int last, const char* call) {
     const std::size_t bytes = nelems * elem;
-    CollectStep p;
+    CollectStep p;  // (only its places)
     if (bytes == 0 || !push_places(t, &p) || bytes > p.place) return false;
     for (int i = 0; i < t->size(); ++i) sync_put(t->members[i], place_at_member(t, p, i), src, bytes, call);
     puts_done(t);
