@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kishmem/copy_once.h"
 #include "kishmem/team.h"
 #include "kishmem/vocab.h"
 #include "kishmem/waiter.h"
@@ -146,7 +147,7 @@ __attribute__((always_inline)) inline bool put_mapped(void* dst, const void* src
     const std::size_t off = static_cast<std::size_t>(static_cast<char*>(dst) - g_hot.base);
     char* b = g_hot.p2p[pe];
     if (!b || off >= g_hot.size) return false;
-    __builtin_memcpy(b + off, src, bytes);
+    copy_once(b + off, src, bytes);
     return true;
 }
 inline void put(int chan, void* dst, const void* src, std::size_t bytes, int pe, bool nbi) {
