@@ -2,6 +2,7 @@
 // destination where the spec lets every PE's dest be written at any time (broadcast, collect,
 // alltoall), and by gets from the sources after a barrier where results combine (reduce, scan).
 // Every routine ends with a barrier of its group, so dest is complete and source reusable.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -222,15 +223,38 @@ static void scratch_done() {
 }
 
 // Every PE folds the members' sources in team order (0, 1, ...), so floating-point results are
-// identical on every PE.
-static void fold_range(kishmem_team* t, char* acc, const void* src, std::size_t bytes, int first, int last,
-                       std::size_t nelems, ReduceFn op) {
-    char* tmp = scratch(1, bytes);
-    for (int i = first; i <= last; ++i) {
-        char* into = i == first ? acc : tmp;
-        get(0, into, src, bytes, t->members[i], false);
-        if (i != first) op(acc, tmp, nelems);
+// identical on every PE.  A block of kFoldBlock bytes at a time, so that the block's result
+// stays in cache while each source's block is folded into it: read in place where every source
+// is mapped here (a host heap, same-host peers), else through gets into a scratch block.  Whole
+// sources at once, with a copy each, made a 2-PE 1 MiB sum 1.27x OSHMEM's time.
+constexpr std::size_t kFoldBlock = std::size_t{64} << 10;
+static void fold_range(kishmem_team* t, char* out, const void* src, std::size_t bytes, int first, int last,
+                       std::size_t elem, ReduceFn op) {
+    std::vector<const char*> in(static_cast<std::size_t>(last - first + 1));
+    bool mapped = !state().device_heap;
+    for (int i = first; i <= last && mapped; ++i)
+        mapped = (in[static_cast<std::size_t>(i - first)] = static_cast<const char*>(ptr(src, t->members[i])));
+    const std::size_t block = std::max(elem, kFoldBlock / elem * elem);
+    char* tmp = mapped ? nullptr : scratch(1, std::min(bytes, block));
+    for (std::size_t off = 0; off < bytes; off += block) {
+        const std::size_t len = std::min(block, bytes - off);
+        for (int i = first; i <= last; ++i) {
+            const char* from = tmp;
+            if (mapped) from = in[static_cast<std::size_t>(i - first)] + off;
+            else get(0, tmp, at(src, off), len, t->members[i], false);
+            if (i == first) std::memcpy(out + off, from, len);
+            else op(out + off, from, len / elem);
+        }
     }
+}
+
+// Where a large reduction's result is folded: straight into dest where this process stores into
+// it and it does not overlap source (the peers read only source until the second barrier), else
+// into scratch, copied into dest after that barrier.
+static char* fold_target(void* dst, const void* src, std::size_t bytes) {
+    const char *d = static_cast<const char*>(dst), *s = static_cast<const char*>(src);
+    if (!state().device_heap && (d + bytes <= s || s + bytes <= d)) return static_cast<char*>(dst);
+    return scratch(0, bytes);
 }
 
 // Reductions and scans of up to a few KiB through the places above; each PE folds the copies in
@@ -259,10 +283,10 @@ void reduce(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std
     const std::size_t bytes = nelems * elem;
     if (fold_pushed(t, dst, src, nelems, elem, op, t->size() - 1, call)) return;
     group_sync(t, call, CallArgs::bytes, bytes);  // every source is ready
-    char* acc = scratch(0, bytes);
-    if (bytes) fold_range(t, acc, src, bytes, 0, t->size() - 1, nelems, op);
+    char* acc = fold_target(dst, src, bytes);
+    if (bytes) fold_range(t, acc, src, bytes, 0, t->size() - 1, elem, op);
     group_sync(t, call);  // nobody reads a source any more: dest may be the source
-    if (bytes) local_copy(dst, acc, bytes);
+    if (bytes && acc != dst) local_copy(dst, acc, bytes);
     scratch_done();
 }
 
@@ -272,11 +296,11 @@ void scan(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::
     const int last = inclusive ? t->my_index : t->my_index - 1;
     if (fold_pushed(t, dst, src, nelems, elem, op, last, call)) return;
     group_sync(t, call, CallArgs::bytes, bytes);
-    char* acc = scratch(0, bytes);
-    if (bytes && last >= 0) fold_range(t, acc, src, bytes, 0, last, nelems, op);
+    char* acc = fold_target(dst, src, bytes);
+    if (bytes && last >= 0) fold_range(t, acc, src, bytes, 0, last, elem, op);
     else if (bytes) std::memset(acc, 0, bytes);  // (exscan on the first PE: zeros)
     group_sync(t, call);
-    if (bytes) local_copy(dst, acc, bytes);
+    if (bytes && acc != dst) local_copy(dst, acc, bytes);
     scratch_done();
 }
 
