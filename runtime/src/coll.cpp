@@ -358,7 +358,9 @@ __attribute__((aligned(64))) void active_set_barrier(kishmem_team* t, long* psyn
     for (int dist = 1; dist < n; dist <<= 1, ++round) {
         long* flag = psync + parity * kMaxRounds + round;
         const int to = t->members[(me + dist) % n], from = t->members[(me - dist + n) % n];
-        put(0, flag, &mine, sizeof mine, to, false);
+        // An atomic set, not a put: the target clears the flag once it has read it, and a put
+        // may store a word twice (a transport's memcpy, kishmem/copy_once.h), bringing it back.
+        amo(0, AmoOp::set, flag, sizeof mine, static_cast<uint64_t>(mine), 0, to);
         Waiter w(call, "PE %lld to arrive (active-set barrier round %lld)", from, round);
         w.set_detail(arrival_detail, &arrivals);
         CrossQuery cross{t, &tag, from};
