@@ -64,7 +64,7 @@ std::vector<uint8_t>& set_barriers() {
 // only once the reader has passed a barrier after its read, whichever sets the calls are over.
 // The places come after collect's size words (size_slot).  false where there are none: a GPU
 // heap, a group whose size words fill the scratch.
-bool push_places(const kishmem_team* t, rt::CollectStep* p) {
+bool push_places(const kishmem_team* t, rt::ScratchPlaces* p) {
     State& s = state();
     const bool set = t->slot < 0;
     const std::size_t n = static_cast<std::size_t>(t->size());
@@ -81,14 +81,14 @@ bool push_places(const kishmem_team* t, rt::CollectStep* p) {
 
 // Before the group's barrier: this PE's place in member i's scratch (its address here, the same
 // offset there).
-char* place_at_member(const kishmem_team* t, const rt::CollectStep& p, int i) {
+char* place_at_member(const kishmem_team* t, const rt::ScratchPlaces& p, int i) {
     if (!p.set) return p.area + static_cast<std::size_t>(t->my_index) * p.place;
     const std::size_t me = static_cast<std::size_t>(state().pe);
     return p.area + (2 * me + (set_barriers()[static_cast<std::size_t>(t->members[i])] & 1)) * p.place;
 }
 
 // After the barrier: member k's copy in this PE's scratch.
-char* place_of_member(const kishmem_team* t, const rt::CollectStep& p, int k) {
+char* place_of_member(const kishmem_team* t, const rt::ScratchPlaces& p, int k) {
     if (!p.set) return p.area + static_cast<std::size_t>(k) * p.place;
     const std::size_t pe = static_cast<std::size_t>(t->members[k]);
     return p.area + (2 * pe + ((set_barriers()[pe] - 1) & 1)) * p.place;
@@ -129,31 +129,33 @@ void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, co
     group_sync(t, call, CallArgs::bytes, bytes);
 }
 
-// Each member's size goes into its place (a header of 16 bytes), and its data after it where
+constexpr std::size_t kHead = 16;  // a collect place's size word, padded
+
+// Each member's size goes into its place (a header of kHead bytes), and its data after it where
 // the place holds them: where every member's does, the data are here after the one barrier and
 // collect_data only copies; else those that did not fit are put into every dest after it, then a
 // second barrier.  Groups without places tell their sizes in the size words (size_slot).
 CollectStep collect_sizes(kishmem_team* t, const void* src, std::size_t bytes, const char* call) {
-    constexpr std::size_t kHead = 16;
     const int n = t->size(), me = t->my_index;
     CollectStep step;
+    ScratchPlaces& p = step.places;
     const uint64_t mine = bytes;
-    if (push_places(t, &step) && step.place >= kHead) {
+    if (push_places(t, &p) && p.place >= kHead) {
         for (int i = 0; i < n; ++i) {
-            char* mine_there = place_at_member(t, step, i);
+            char* mine_there = place_at_member(t, p, i);
             sync_put(t->members[i], mine_there, &mine, sizeof mine, call);
-            if (bytes && bytes <= step.place - kHead) sync_put(t->members[i], mine_there + kHead, src, bytes, call);
+            if (bytes && bytes <= p.place - kHead) sync_put(t->members[i], mine_there + kHead, src, bytes, call);
         }
     } else {
-        step.area = nullptr;
+        p.area = nullptr;
         for (int i = 0; i < n; ++i) sync_put(t->members[i], size_slot(t, me, call), &mine, sizeof mine, call);
     }
     puts_done(t);
     group_sync(t, call);
     for (int i = 0; i < n; ++i) {
         if (i == me) step.offset = step.total;
-        const uint64_t size = step.area ? *reinterpret_cast<const uint64_t*>(place_of_member(t, step, i))
-                                        : *size_slot(t, i, call);
+        const uint64_t size = p.area ? *reinterpret_cast<const uint64_t*>(place_of_member(t, p, i))
+                                   : *size_slot(t, i, call);
         if (__builtin_add_overflow(step.total, size, &step.total))
             fatal(call, "the members' nelems add up to more than 2^64 bytes");
     }
@@ -162,19 +164,19 @@ CollectStep collect_sizes(kishmem_team* t, const void* src, std::size_t bytes, c
 
 void collect_data(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const CollectStep& step,
                   const char* call) {
-    constexpr std::size_t kHead = 16;
-    if (step.area) {
+    const ScratchPlaces& p = step.places;
+    if (p.area) {
         bool all_here = true;
         std::size_t off = 0;
         for (int k = 0; k < t->size(); ++k) {
-            const char* copy = place_of_member(t, step, k);
+            const char* copy = place_of_member(t, p, k);
             const std::size_t size = *reinterpret_cast<const uint64_t*>(copy);
-            if (size <= step.place - kHead) local_copy(at(dst, off), copy + kHead, size);
+            if (size <= p.place - kHead) local_copy(at(dst, off), copy + kHead, size);
             else all_here = false;
             off += size;
         }
         if (all_here) return;  // every source was read before the barrier
-        if (bytes <= step.place - kHead) bytes = 0;  // this PE's data is in every place already
+        if (bytes <= p.place - kHead) bytes = 0;  // this PE's data is in every place already
     }
     for (int i = 0; i < t->size() && bytes; ++i) put(0, at(dst, step.offset), src, bytes, t->members[i], true);
     puts_done(t);
@@ -263,7 +265,7 @@ static char* fold_target(void* dst, const void* src, std::size_t bytes) {
 static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem,
                         ReduceFn op, int last, const char* call) {
     const std::size_t bytes = nelems * elem;
-    CollectStep p;  // (only its places)
+    ScratchPlaces p;
     if (bytes == 0 || !push_places(t, &p) || bytes > p.place) return false;
     for (int i = 0; i < t->size(); ++i) sync_put(t->members[i], place_at_member(t, p, i), src, bytes, call);
     puts_done(t);

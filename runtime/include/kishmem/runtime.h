@@ -223,11 +223,16 @@ void fcollect(kishmem_team* t, void* dst, const void* src, std::size_t bytes, co
 // collect in two steps, so that the caller can check dest against the total: every member
 // tells its size (collect_sizes: this PE's offset into dest and the total; small sources travel
 // with it), then the data moves (collect_data, given the first step's answer).
+// Where each member's copy of a small contribution lies in a group's scratch (coll.cpp's
+// places, which reductions, scans and collect share); area null: none.
+struct ScratchPlaces {
+    char* area = nullptr;
+    std::size_t place = 0;  // bytes per copy
+    bool set = false;       // an active set's places (two per world PE), else a team's
+};
 struct CollectStep {
     std::size_t offset = 0, total = 0;
-    char* area = nullptr;  // the members' copies in this PE's scratch (coll.cpp's places); null: none
-    std::size_t place = 0;
-    bool set = false;
+    ScratchPlaces places;  // where the sizes (and the data that fit) came
 };
 CollectStep collect_sizes(kishmem_team* t, const void* src, std::size_t bytes, const char* call);
 void collect_data(kishmem_team* t, void* dst, const void* src, std::size_t bytes, const CollectStep& step,
