@@ -260,23 +260,28 @@ static char* fold_target(void* dst, const void* src, std::size_t bytes) {
 }
 
 // Reductions and scans of up to a few KiB through the places above; each PE folds the copies in
-// group order (members 0..last; none: zeros), and dest may be the source.  false where the
-// places do not hold the source.
+// group order (members 0..last; none: zeros) straight into dest, its own source read where it is
+// (a copy into its own place only where dest overlaps it and an earlier member's fold would write
+// over it first: dest may be the source).  false where the places do not hold the source.
 static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t nelems, std::size_t elem,
                         ReduceFn op, int last, const char* call) {
     const std::size_t bytes = nelems * elem;
     ScratchPlaces p;
     if (bytes == 0 || !push_places(t, &p) || bytes > p.place) return false;
-    for (int i = 0; i < t->size(); ++i) sync_put(t->members[i], place_at_member(t, p, i), src, bytes, call);
+    const int me = t->my_index;
+    const char *s = static_cast<const char*>(src), *d = static_cast<const char*>(dst);
+    const bool own_in_place = d + bytes <= s || s + bytes <= d || (me == 0 && d == s);
+    for (int i = 0; i < t->size(); ++i)
+        if (i != me || !own_in_place) sync_put(t->members[i], place_at_member(t, p, i), src, bytes, call);
     puts_done(t);
     group_sync(t, call, CallArgs::bytes, bytes);  // every member's source is here
     if (last < 0) {
         std::memset(dst, 0, bytes);  // (exscan on the first PE: zeros)
         return true;
     }
-    char* acc = place_of_member(t, p, 0);
-    for (int i = 1; i <= last; ++i) op(acc, place_of_member(t, p, i), nelems);
-    std::memcpy(dst, acc, bytes);
+    auto source = [&](int i) -> const char* { return i == me && own_in_place ? s : place_of_member(t, p, i); };
+    if (source(0) != dst) std::memcpy(dst, source(0), bytes);
+    for (int i = 1; i <= last; ++i) op(dst, source(i), nelems);
     return true;
 }
 
