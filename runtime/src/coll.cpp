@@ -22,15 +22,18 @@ void group_sync(kishmem_team* t, const char* call, CallArgs args = CallArgs::non
     team_agree(t, CallTag{call, a, b, args});
 }
 
+// Whether loads and stores are this PE's only path (no UCX, no GPU heap): its puts are then
+// complete once stored, and ordering them before a barrier's flags is all a barrier needs.
+inline bool stores_only() { return state().transports.size() == 1; }
+
 // This PE's puts complete before the group's barrier. An active set's barrier quiets every
 // channel itself (a second fence cost a few ns). A team's does not: where some transport
-// completes puts later (UCX, the GPU's), they are quieted here; where loads and stores are the
-// only path, the barrier's release fence before its first flag orders this PE's stores before
-// it, and each member's acquire of a flag before its own release carries that on to every member
-// (the dissemination's rounds), so the full fence (about a fifth of a 2-PE small reduction's
-// time) is left out.
+// completes puts later, they are quieted here; with stores only, the barrier's release fence
+// before its first flag orders this PE's stores before it, and each member's acquire of a flag
+// before its own release carries that on to every member (the dissemination's rounds), so the
+// full fence (about a fifth of a 2-PE small reduction's time) is left out.
 inline void puts_done(const kishmem_team* t) {
-    if (t->slot >= 0 && state().transports.size() > 1) rt::quiet(0);
+    if (t->slot >= 0 && !stores_only()) rt::quiet(0);
 }
 
 inline char* at(void* p, std::size_t off) { return static_cast<char*>(p) + off; }
@@ -355,9 +358,9 @@ kishmem_team* active_set(int start, int log_stride, int size, long* psync, const
 // Aligned to a cache line, as team_allreduce (sync.cpp).
 __attribute__((aligned(64))) void active_set_barrier(kishmem_team* t, long* psync, const char* call, int args,
                                                      uint64_t a, uint64_t b) {
-    // The set's puts complete before its flags: where loads and stores are the only path, the
-    // flags' atomic sets (sequentially consistent: a full barrier) order them already.
-    if (state().transports.size() > 1) quiet_all();
+    // The set's puts complete before its flags: with stores only, the flags' atomic sets
+    // (sequentially consistent: a full barrier) order them already.
+    if (!stores_only()) quiet_all();
     const int n = t->size(), me = t->my_index;
     const std::size_t parity = ++t->epoch & 1;
     std::vector<uint8_t>& together = set_barriers();
