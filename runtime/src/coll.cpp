@@ -114,8 +114,7 @@ void broadcast(kishmem_team* t, void* dst, const void* src, std::size_t bytes, i
             if (i == root) continue;
             put(0, dst, src, bytes, t->members[i], true);
         }
-        const char *d = static_cast<const char*>(dst), *sc = static_cast<const char*>(src);
-        if (root_gets_copy && dst != src && d < sc + bytes && sc < d + bytes) {
+        if (root_gets_copy && dst != src && overlap(dst, bytes, src, bytes)) {
             // Overlapping (the spec does not forbid it): once the puts have read source, dest
             // gets source as it was, through a temporary copy.
             quiet(0);
@@ -262,8 +261,7 @@ static void fold_range(kishmem_team* t, char* out, const void* src, std::size_t 
 // it and it does not overlap source (the peers read only source until the second barrier), else
 // into scratch, copied into dest after that barrier.
 static char* fold_target(void* dst, const void* src, std::size_t bytes) {
-    const char *d = static_cast<const char*>(dst), *s = static_cast<const char*>(src);
-    if (!state().device_heap && (d + bytes <= s || s + bytes <= d)) return static_cast<char*>(dst);
+    if (!state().device_heap && !overlap(dst, bytes, src, bytes)) return static_cast<char*>(dst);
     return scratch(0, bytes);
 }
 
@@ -277,8 +275,7 @@ static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t
     ScratchPlaces p;
     if (bytes == 0 || !push_places(t, &p) || bytes > p.place) return false;
     const int me = t->my_index;
-    const char *s = static_cast<const char*>(src), *d = static_cast<const char*>(dst);
-    const bool own_in_place = d + bytes <= s || s + bytes <= d || (me == 0 && d == s);
+    const bool own_in_place = !overlap(dst, bytes, src, bytes) || (me == 0 && dst == src);
     for (int i = 0; i < t->size(); ++i)
         if (i != me || !own_in_place) sync_put(t->members[i], place_at_member(t, p, i), src, bytes, call);
     puts_done(t);
@@ -287,7 +284,9 @@ static bool fold_pushed(kishmem_team* t, void* dst, const void* src, std::size_t
         std::memset(dst, 0, bytes);  // (exscan on the first PE: zeros)
         return true;
     }
-    auto source = [&](int i) -> const char* { return i == me && own_in_place ? s : place_of_member(t, p, i); };
+    auto source = [&](int i) -> const char* {
+        return i == me && own_in_place ? static_cast<const char*>(src) : place_of_member(t, p, i);
+    };
     if (source(0) != dst) std::memcpy(dst, source(0), bytes);
     for (int i = 1; i <= last; ++i) op(dst, source(i), nelems);
     return true;

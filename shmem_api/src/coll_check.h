@@ -11,6 +11,8 @@
 #pragma once
 #include <cstddef>
 
+#include "kishmem/runtime.h"
+
 namespace kishmem::api {
 
 // Bytes of `blocks` blocks of nelems elements of elem bytes (`what` names the count: "nelems",
@@ -23,11 +25,7 @@ std::size_t coll_bytes(const char* call, const char* what, std::size_t nelems, s
 // an overflow ends the job.
 std::size_t span_bytes(const char* call, std::size_t count, std::ptrdiff_t stride, std::size_t elem);
 
-// Whether [a, a + an) and [b, b + bn) share a byte.
-inline bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
-    const char *x = static_cast<const char*>(a), *y = static_cast<const char*>(b);
-    return an && bn && x < y + bn && y < x + an;
-}
+using rt::overlap;  // whether two byte ranges share a byte (kishmem/runtime.h)
 
 // Reductions and scans: dest and source are the same array or disjoint (KISHMEM_CHECK).
 void check_in_place(const char* call, const void* dest, const void* source, std::size_t bytes);

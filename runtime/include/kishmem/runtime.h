@@ -45,6 +45,12 @@ struct Hot {
 };
 extern Hot g_hot;
 
+// Whether [a, a + an) and [b, b + bn) share a byte.
+inline bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
+    const char *x = static_cast<const char*>(a), *y = static_cast<const char*>(b);
+    return an && bn && x < y + bn && y < x + an;
+}
+
 // ---- lifetime and process state -------------------------------------------------------------
 // Returns the thread level provided.  Idempotent: a second call only returns the level.
 int init(int requested_thread_level);
