@@ -9,7 +9,7 @@ PACKAGES=(openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin libucx-dev ucx-util
           rdma-core ibverbs-providers ibverbs-utils slurmd slurmctld slurm-client munge
           pkg-config cmake g++ make libgtest-dev python3 gnuplot-nox iproute2
           clang libclang-rt-dev python3-dev python3-pybind11 python3-numpy python3-torch python3-pytest
-          python3-mpi4py)
+          python3-mpi4py python3-pip)
 BUILD_DIR=build
 NVCC=/usr/local/cuda/bin/nvcc
 # The interpreter that the python3-* packages above belong to: the Python package and its tests

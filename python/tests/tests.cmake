@@ -51,6 +51,24 @@ kishmem_launch_test(python.bench_ep.mpirun.np2 mpirun 2 240 "PASS bench_ep on 2 
   "${KISHMEM_TEST_ENV};${_ki_pyenv};KISHMEM_HEAP=host"
   ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/bench_ep.py --tokens 16 --hidden 512 --rounds 3 --check)
 
+# pip install ./python as python/README.md gives it (a CMake build of its own, kept in the build
+# tree between runs; alone, so that the build has the cores), then that installed copy under
+# mpirun: the package and the bundled libraries it loads are the installed ones, and they work.
+execute_process(COMMAND ${Python3_EXECUTABLE} -m pip --version RESULT_VARIABLE _ki_pip OUTPUT_QUIET ERROR_QUIET)
+if(_ki_pip EQUAL 0)
+  set(_ki_pip_work ${CMAKE_CURRENT_BINARY_DIR}/pip-install)
+  add_test(NAME python.pip_install
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/pip_install.sh ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR} ${_ki_pip_work})
+  set_tests_properties(python.pip_install PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE FIXTURES_SETUP python_pip
+    PASS_REGULAR_EXPRESSION "PASS pip install" FAIL_REGULAR_EXPRESSION "FAIL:")
+  kishmem_launch_test(python.pip_installed.mpirun.np2 mpirun 2 240 "PASS pip-installed kishmem on PE 1 of 2" "FAIL:"
+    "${KISHMEM_TEST_ENV};PYTHONPATH=${_ki_pip_work}/target;KISHMEM_PIP_TARGET=${_ki_pip_work}/target;PYTHONDONTWRITEBYTECODE=1;OMP_NUM_THREADS=1;KISHMEM_HEAP=host"
+    ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/pip_smoke.py)
+  set_tests_properties(python.pip_installed.mpirun.np2 PROPERTIES FIXTURES_REQUIRED python_pip)
+else()
+  message(STATUS "kishmem: ${Python3_EXECUTABLE} has no pip: no test of pip install ./python")
+endif()
+
 # GPU: the same package on the GPU heap and the GPU form (skipped without a GPU; run on the GPU
 # machine under MPS, see python/README.md).
 if(KISHMEM_HAVE_CUDA)
