@@ -57,10 +57,9 @@ kishmem_launch_test(python.bench_ep.mpirun.np2 mpirun 2 240 "PASS bench_ep on 2 
 execute_process(COMMAND ${Python3_EXECUTABLE} -m pip --version RESULT_VARIABLE _ki_pip OUTPUT_QUIET ERROR_QUIET)
 if(_ki_pip EQUAL 0)
   set(_ki_pip_work ${CMAKE_CURRENT_BINARY_DIR}/pip-install)
-  add_test(NAME python.pip_install
+  kishmem_checked_test(NAME python.pip_install TIMEOUT 870 PASS "PASS pip install" FAIL "FAIL:"
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/pip_install.sh ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR} ${_ki_pip_work})
-  set_tests_properties(python.pip_install PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE FIXTURES_SETUP python_pip
-    PASS_REGULAR_EXPRESSION "PASS pip install" FAIL_REGULAR_EXPRESSION "FAIL:")
+  set_tests_properties(python.pip_install PROPERTIES RUN_SERIAL TRUE FIXTURES_SETUP python_pip)
   kishmem_launch_test(python.pip_installed.mpirun.np2 mpirun 2 240 "PASS pip-installed kishmem on PE 1 of 2" "FAIL:"
     "${KISHMEM_TEST_ENV};PYTHONPATH=${_ki_pip_work}/target;KISHMEM_PIP_TARGET=${_ki_pip_work}/target;PYTHONDONTWRITEBYTECODE=1;OMP_NUM_THREADS=1;KISHMEM_HEAP=host"
     ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/pip_smoke.py)
