@@ -29,6 +29,7 @@ if not loaded or stray:
     fail(f"libkishmem loaded from {sorted(loaded) or 'nowhere'}, expected {libs}")
 
 x = kishmem.zeros((n,), dtype=torch.int64)
+kishmem.barrier_all()  # (zeros fills this PE's part only: every PE's before a peer writes)
 kishmem.put(x[me:me + 1], torch.tensor([100 + me]), (me + 1) % n)
 kishmem.barrier_all()
 left = (me - 1) % n
