@@ -18,14 +18,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                    \
-    do {                                                                         \
-        const cudaError_t e_ = (x);                                              \
-        if (e_ != cudaSuccess) {                                                 \
-            std::fprintf(stderr, "%s failed: %s\n", #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                        \
-        }                                                                        \
-    } while (0)
+#include "../../../ep/bench/cuda_check.h"
 
 enum Way { kToday, kLdg, kNoSync, kHeld, kLaneWords, kWays };
 const char* kNames[kWays] = {"today", "ldg", "nosync", "held", "lane-words"};
