@@ -1,7 +1,8 @@
 """pip install ./python (add --no-build-isolation where PyPI cannot be reached): configures and
 builds the whole repository with CMake (KISHMEM_BUILD_DIR reuses a build tree; KISHMEM_CMAKE_ARGS
-adds configure arguments, e.g. -DKISHMEM_ENABLE_CUDA=OFF), then installs the package with its libraries (libkishmem, libkishmem_ep, libkishmem_mpi) bundled in
-kishmem/_libs, found through the extension's run path."""
+adds configure arguments, e.g. -DKISHMEM_ENABLE_CUDA=OFF), then installs the package with its
+libraries (libkishmem, libkishmem_ep, libkishmem_mpi) bundled in kishmem/_libs, found through the
+extension's run path."""
 import os
 import shlex
 import subprocess
