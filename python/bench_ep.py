@@ -58,8 +58,35 @@ def shape_args(description, rounds):
     return ap
 
 
+def _mix(v):
+    """examples/04_moe_ep's 32-bit hash of each element of v (int64 holding uint32 values), exact:
+    each product is split so that it stays within int64."""
+    m = 0xFFFFFFFF
+
+    def mul(v, c):
+        return (v * (c & 0xFFFF) + (((v * (c >> 16)) & 0xFFFF) << 16)) & m
+
+    v = v ^ (v >> 16)
+    v = mul(v, 0x7FEB352D)
+    v = v ^ (v >> 15)
+    v = mul(v, 0x846CA68B)
+    return v ^ (v >> 16)
+
+
+def flagship_inputs(pe, T, H, E):
+    """PE pe's tokens x [T, H] bf16 and router scores [T, E] float32 exactly as examples/04_moe_ep
+    makes them (token_value, score), on the CPU: the two programs route the same tokens to the same
+    experts, so their tables compare the same work."""
+    t = torch.arange(T, dtype=torch.int64).unsqueeze(1)
+    h = torch.arange(H, dtype=torch.int64).unsqueeze(0)
+    e = torch.arange(E, dtype=torch.int64).unsqueeze(0)
+    x = ((_mix(pe * 7919 + t * 65537 + h * 3) % 2001) - 1000).to(torch.float32) / 500.0
+    scores = (_mix(pe * 1000003 + t * 7717 + e * 131) % 100000).to(torch.float32) / 100000.0
+    return x.to(torch.bfloat16), scores
+
+
 def setup(a):
-    """kishmem started, this PE's tokens and routing (seeded by its PE), the buffer:
+    """kishmem started, this PE's tokens and routing (the flagship's: flagship_inputs), the buffer:
     (me, n, dev, x, idx, w, buf)."""
     kishmem.init()
     me, n = kishmem.my_pe(), kishmem.n_pes()
@@ -67,9 +94,8 @@ def setup(a):
     if a.stream == "side" and dev.type == "cuda":
         torch.cuda.set_stream(torch.cuda.Stream(dev))
     L = a.experts_per_pe
-    g = torch.Generator().manual_seed(me)
-    x = torch.randn((a.tokens, a.hidden), generator=g).to(torch.bfloat16).to(dev)
-    scores = torch.rand((a.tokens, L * n), generator=g).to(dev)
+    x, scores = flagship_inputs(me, a.tokens, a.hidden, L * n)
+    x, scores = x.to(dev), scores.to(dev)
     idx, w = kishmem.ep.select_topk(scores, a.topk, min(a.max_nodes, n), L)
     buf = kishmem.ep.Buffer(kishmem.TEAM_WORLD, a.tokens, a.hidden, L * n, a.topk, use_fp8=not a.bf16)
     return me, n, dev, x, idx, w, buf
