@@ -18,13 +18,14 @@
 // changes one received byte or one output value on the last PE before the first check.
 //   mpirun -np 4 build/examples/04_moe_ep [--tokens 128] [--hidden 7168] [--topk 8]
 //          [--experts-per-pe 32] [--format fp8|bf16] [--iters N] [--sms N] [--max-nodes N] [--cpu]
-//          [--expert-out buffer|heap|device] [--stream nonblocking|legacy]
+//          [--expert-out buffer|heap|device] [--stream nonblocking|legacy] [--index int32|int64]
 // Expert outputs (GPU form): `buffer` (default) the Buffer's own (Config::combine_buffer, as
 // DeepEP's get_next_low_latency_combine_buffer: read in place, no wait for the reads), `heap` a
 // shmem_malloc'd block (read in place; the combine waits for the readers), `device` cudaMalloc'd
 // memory (the rows are pushed); --expert-out-device is `device`. Stream (GPU form): `nonblocking`
 // (default) one made with cudaStreamNonBlocking, `legacy` the legacy default stream (where eager
-// PyTorch code runs unless it sets a stream), for comparing the two kinds of launch.
+// PyTorch code runs unless it sets a stream), for comparing the two kinds of launch. Index:
+// topk_idx as int32 (default) or int64 (DeepEP's type, and kishmem.ep's default from Python).
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -61,6 +62,7 @@ struct Opts {
     bool cpu = false;
     std::string eo = "buffer";  // where expert outputs are (GPU form): buffer, heap or device (see the top)
     bool legacy_stream = false;  // GPU form: run on the legacy default stream (see the top)
+    bool idx64 = false;          // topk_idx as int64 (see the top)
 };
 
 // One line "FAIL: PE n: ..." on stderr, flushed, then the whole job ends (status 1).
@@ -354,6 +356,7 @@ bool parse(int argc, char** argv, Opts* o) {
         else if (a == "--expert-out" && (v == "buffer" || v == "heap" || v == "device")) o->eo = v;
         else if (a == "--stream" && (v == "nonblocking" || v == "legacy")) o->legacy_stream = v == "legacy";
         else if (a == "--fault" && (v == "recv" || v == "out")) o->fault = v;
+        else if (a == "--index" && (v == "int32" || v == "int64")) o->idx64 = v == "int64";
         else return false;
     }
     return o->iters >= 0;  // (0: the default)
@@ -366,7 +369,7 @@ int main(int argc, char** argv) {
     if (!parse(argc, argv, &o)) {
         std::fprintf(stderr, "usage: %s [--tokens N] [--hidden H] [--topk K] [--experts-per-pe N] [--format fp8|bf16] "
                              "[--iters N] [--sms N] [--max-nodes N] [--cpu] [--expert-out buffer|heap|device] "
-                             "[--stream nonblocking|legacy]\n", argv[0]);
+                             "[--stream nonblocking|legacy] [--index int32|int64]\n", argv[0]);
         return 2;
     }
     bool have_gpu = false;
@@ -430,12 +433,14 @@ int main(int argc, char** argv) {
         for (int e = 0; e < E; ++e) scores[static_cast<size_t>(t) * E + e] = score(me, t, e);
     const int32_t* my_idx = &r.idx[static_cast<size_t>(me) * T * K];
     const float* my_w = &r.w[static_cast<size_t>(me) * T * K];
+    const std::vector<int64_t> my_idx64(my_idx, my_idx + static_cast<size_t>(T) * K);  // --index int64
 
     // Buffers of the form in use; one round = dispatch, experts, combine.
     const size_t rows = static_cast<size_t>(l.L) * l.R;
     std::vector<uint16_t> eo_h, out_h(static_cast<size_t>(T) * H);
     void *x_d = nullptr, *eo_d = nullptr, *out_d = nullptr;
     int32_t* idx_d = nullptr;
+    int64_t* idx64_d = nullptr;
     float* w_d = nullptr;
     cudaStream_t s = nullptr;
     ep::Received rv;
@@ -468,6 +473,10 @@ int main(int argc, char** argv) {
         std::vector<float> gw(gi.size());
         CK(cudaMemcpyAsync(gi.data(), idx_d, gi.size() * 4, cudaMemcpyDeviceToHost, s));
         CK(cudaMemcpyAsync(gw.data(), w_d, gw.size() * 4, cudaMemcpyDeviceToHost, s));
+        if (o.idx64) {  // the CPU's routing (the GPU's is checked equal to it below)
+            CK(cudaMalloc(&idx64_d, my_idx64.size() * 8));
+            CK(cudaMemcpyAsync(idx64_d, my_idx64.data(), my_idx64.size() * 8, cudaMemcpyHostToDevice, s));
+        }
         CK(cudaStreamSynchronize(s));
         for (size_t j = 0; j < gi.size(); ++j)
             if (gi[j] != my_idx[j] || std::memcmp(&gw[j], &my_w[j], 4))
@@ -480,8 +489,9 @@ int main(int argc, char** argv) {
     if (!gpu) eo_h.assign(rows * H, 0);
     auto dispatch = [&](bool hook) {
         const void* xx = gpu ? x_d : x.data();
-        const int32_t* ii = gpu ? idx_d : my_idx;
-        if (const int rc = buf->dispatch(s, xx, ii, T, &rv, &h, hook)) fail("dispatch returned status %d", rc);
+        const int rc = o.idx64 ? buf->dispatch(s, xx, gpu ? idx64_d : my_idx64.data(), T, &rv, &h, hook)
+                               : buf->dispatch(s, xx, gpu ? idx_d : my_idx, T, &rv, &h, hook);
+        if (rc) fail("dispatch returned status %d", rc);
     };
     auto experts = [&] {
 #if defined(__CUDACC__)
@@ -759,8 +769,9 @@ int main(int argc, char** argv) {
         auto bw = [&](double bytes, double us) { return plan::deepep_bandwidth_GBps(T, K, H, bytes, us * 1e-6); };
         auto ideal = [&](double bytes, double GBps) { return GBps > 0 ? plan::alltoall_time_s(T, K, H, bytes, GBps) * 1e6 : 0.0; };
         std::printf("kishmem::ep flagship: %s form, %d PEs, %d tokens/PE, hidden %d, top-%d of %d experts (%d per PE, at most %d "
-                    "nodes), %s dispatch, bf16 combine; %d timed rounds, slowest PE's median\n",
-                    gpu ? "GPU" : "CPU", npes, T, H, K, E, o.experts_per_pe, max_nodes, l.G ? "FP8" : "BF16", iters);
+                    "nodes), %s dispatch (%s indices), bf16 combine; %d timed rounds, slowest PE's median\n",
+                    gpu ? "GPU" : "CPU", npes, T, H, K, E, o.experts_per_pe, max_nodes, l.G ? "FP8" : "BF16",
+                    o.idx64 ? "int64" : "int32", iters);
         std::printf("checked: every received row (byte-exact, with its source) and every output value (bit-exact) "
                     "against the CPU, first and last round\n\n");
         std::printf("| EP size | dispatch latency | dispatch kernel | dispatch bandwidth | combine latency | combine kernel | "

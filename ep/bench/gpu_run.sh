@@ -74,6 +74,7 @@ if [[ $mode == python ]]; then
     for rep in $(seq "${EP_PY_REPS:-2}"); do
       run "ldst np$np fp8" "$np" KISHMEM_REMOTE=auto -- --format fp8
       run "ldst np$np fp8 legacy" "$np" KISHMEM_REMOTE=auto -- --format fp8 --stream legacy
+      run "ldst np$np fp8 int64" "$np" KISHMEM_REMOTE=auto -- --format fp8 --index int64
       job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py
       job python.txt "bench_ep.py np$np fp8 side" "$np" "${py[@]}" python3 python/bench_ep.py --stream side
     done
@@ -89,6 +90,7 @@ grep -q "python\.gpu" "$RES/ctest.txt" || { echo "FAIL: no python.gpu tests: $(g
 grep -E "Test +#|tests passed|FAILED|\(Failed|\(Timeout|Skipped" "$RES/ctest.txt"
 for np in 2 4; do
   for f in fp8 bf16; do run "ldst np$np $f" "$np" KISHMEM_REMOTE=auto -- --format "$f"; done
+  run "ldst np$np fp8 int64" "$np" KISHMEM_REMOTE=auto -- --format fp8 --index int64  # (Python's index type)
   EP_BIND=none run "ldst np$np fp8 bind-none" "$np" KISHMEM_REMOTE=auto -- --format fp8
 done
 # Expert outputs elsewhere than the buffer's combine_buffer (the rows above): a symmetric block of
