@@ -246,7 +246,9 @@ __device__ inline void send_token(const Args& a, const uint16_t* x, int t, const
     } else {
         const int n8 = l.H / 8;  // a thread per 8 channels (16 bytes)
         for (int c = threadIdx.x, i = 0; c < n8; c += blockDim.x, ++i) {
-            const uint4 w = have_pf && i < 2 ? pf.w[i] : __ldg(xt + c);
+            // (pf's words by constant index only: an index known at run time would put pf in local
+            // memory, whose store at the kernel's start waits for the prefetch's loads to return)
+            const uint4 w = have_pf && i < 2 ? (i == 0 ? pf.w[0] : pf.w[1]) : __ldg(xt + c);
 #pragma unroll 4
             for (int k = 0; k < K; ++k)
                 if (uint8_t* d = s_row[k]) reinterpret_cast<uint4*>(d)[c] = w;
