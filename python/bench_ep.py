@@ -50,6 +50,9 @@ def shape_args(description, rounds):
     ap.add_argument("--experts-per-pe", type=int, default=32)
     ap.add_argument("--max-nodes", type=int, default=4)
     ap.add_argument("--bf16", action="store_true", help="dispatch bf16 instead of FP8")
+    ap.add_argument("--index", choices=("int64", "int32"), default="int64",
+                    help="topk_idx's type (int64: DeepEP's; the C++ flagship's default is int32, its --index int64 "
+                         "is this default)")
     ap.add_argument("--rounds", type=int, default=rounds)
     ap.add_argument("--stream", choices=("current", "side"), default="current",
                     help="GPU: run on torch's current stream as it is (the legacy default stream unless the caller "
@@ -96,7 +99,7 @@ def setup(a):
     L = a.experts_per_pe
     x, scores = flagship_inputs(me, a.tokens, a.hidden, L * n)
     x, scores = x.to(dev), scores.to(dev)
-    idx, w = kishmem.ep.select_topk(scores, a.topk, min(a.max_nodes, n), L)
+    idx, w = kishmem.ep.select_topk(scores, a.topk, min(a.max_nodes, n), L, idx_dtype=getattr(torch, a.index))
     buf = kishmem.ep.Buffer(kishmem.TEAM_WORLD, a.tokens, a.hidden, L * n, a.topk, use_fp8=not a.bf16)
     return me, n, dev, x, idx, w, buf
 

@@ -9,7 +9,8 @@
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 # `gpu_run.sh python`: only the Python table against the flagship's (FP8, 2 and 4 PEs, the two
 # alternating, EP_PY_REPS runs each, Python on torch's current stream and on a side stream, the
-# flagship also on the legacy default stream: about 200 s with the build), and where Python's host time per call goes (ep/bench/py_host.py, both streams). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
+# flagship also on the legacy default stream, and each program with the other's index type: Python with int32
+# indices, the flagship with int64; about 250 s with the build), and where Python's host time per call goes (ep/bench/py_host.py, both streams). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
 # build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
 # from the kernels' GPU clock stamps (ep/src/prof.cuh), beside the call times and the floor, and
 # ep/bench/reduce_bw.cu (combine's read pattern against a plain read of the same bytes),
@@ -77,6 +78,7 @@ if [[ $mode == python ]]; then
       run "ldst np$np fp8 int64" "$np" KISHMEM_REMOTE=auto -- --format fp8 --index int64
       job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py
       job python.txt "bench_ep.py np$np fp8 side" "$np" "${py[@]}" python3 python/bench_ep.py --stream side
+      job python.txt "bench_ep.py np$np fp8 int32" "$np" "${py[@]}" python3 python/bench_ep.py --index int32
     done
     for s in current side; do job python.txt "py_host.py np$np $s" "$np" "${py[@]}" python3 ep/bench/py_host.py --stream $s; done
   done
