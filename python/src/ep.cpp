@@ -129,7 +129,7 @@ bool tensor_ok(const Torch& t, ::py::handle obj, const ::py::object& a, const ::
                std::initializer_list<long long> shape, uintptr_t* addr, long long* any = nullptr,
                ::py::object* size = nullptr, bool* is_a = nullptr) {
     static PyObject *s_dtype = name("dtype"), *s_shape = name("shape"), *s_get_device = name("get_device"),
-                    *s_is_cuda = name("is_cuda"), *s_is_cpu = name("is_cpu"), *s_contig = name("is_contiguous"),
+                    *s_is_cpu = name("is_cpu"), *s_contig = name("is_contiguous"),
                     *s_data_ptr = name("data_ptr");
     PyObject* o = obj.ptr();
     if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != t.tensor.ptr()) return false;  // (a subclass: the Python checks)
@@ -148,8 +148,11 @@ bool tensor_ok(const Torch& t, ::py::handle obj, const ::py::object& a, const ::
         if (want == -1 && any) *any = got;
         else if (got != want) return false;
     }
-    ::py::object on = steal(PyObject_GetAttr(o, t.dev >= 0 ? s_is_cuda : s_is_cpu));
-    if (on.ptr() != Py_True || (t.dev >= 0 && !int_attr(o, s_get_device, t.dev))) return false;
+    if (t.dev >= 0) {  // (get_device() is -1 on the CPU: no is_cuda needed)
+        if (!int_attr(o, s_get_device, t.dev)) return false;
+    } else if (::py::object on = steal(PyObject_GetAttr(o, s_is_cpu)); on.ptr() != Py_True) {
+        return false;
+    }
     ::py::object c = steal(PyObject_CallMethodNoArgs(o, s_contig));
     if (c.ptr() != Py_True) return false;
     ::py::object p = steal(PyObject_CallMethodNoArgs(o, s_data_ptr));
@@ -205,19 +208,22 @@ void run(PyBuffer& self, F&& f, Gil gil = Gil::keep_on_gpu) {
 
 // Launches a dispatch and makes its handle: (recv_x, recv_count, handle) where kishmem/ep.py's views
 // stand over the receive buffers it gave, else (their addresses, handle) for kishmem/ep.py to view.
+// The launch comes first and the Python objects after it: where the GPU waits for the launch, a
+// handle made before it would delay the kernels by its allocation.
 ::py::object dispatch(PyBuffer& self, ::py::handle wrapper, uintptr_t s, uintptr_t x, uintptr_t idx, bool idx64, int T,
                       ::py::object idx_shape, bool send_only) {
-    self.get();  // (a destroyed buffer raises before a handle is made)
+    ep::Received r;
+    ep::Handle h;
+    run(self, [&](ep::Buffer& b) {  // (a destroyed buffer raises here, before anything is made)
+        return idx64 ? b.dispatch(to_stream(s), to<void>(x), to<const int64_t>(idx), T, &r, &h, send_only)
+                     : b.dispatch(to_stream(s), to<void>(x), to<const int32_t>(idx), T, &r, &h, send_only);
+    });
     auto* ph = new PyHandle;
     ::py::object handle = ::py::cast(ph, ::py::return_value_policy::take_ownership);
+    ph->h = h;
     ph->owner = &self;
     ph->buf = ::py::reinterpret_borrow<::py::object>(wrapper);
     ph->topk_idx_shape = std::move(idx_shape);
-    ep::Received r;
-    run(self, [&](ep::Buffer& b) {
-        return idx64 ? b.dispatch(to_stream(s), to<void>(x), to<const int64_t>(idx), T, &r, &ph->h, send_only)
-                     : b.dispatch(to_stream(s), to<void>(x), to<const int32_t>(idx), T, &r, &ph->h, send_only);
-    });
     ::py::object ptrs = received(self, r);
     if (!ptrs.is(self.views_for)) return ::py::make_tuple(ptrs, handle);
     ph->src_info = self.views[2];
