@@ -433,7 +433,8 @@ int main(int argc, char** argv) {
         for (int e = 0; e < E; ++e) scores[static_cast<size_t>(t) * E + e] = score(me, t, e);
     const int32_t* my_idx = &r.idx[static_cast<size_t>(me) * T * K];
     const float* my_w = &r.w[static_cast<size_t>(me) * T * K];
-    const std::vector<int64_t> my_idx64(my_idx, my_idx + static_cast<size_t>(T) * K);  // --index int64
+    const std::vector<int64_t> my_idx64 =  // --index int64 only
+        o.idx64 ? std::vector<int64_t>(my_idx, my_idx + static_cast<size_t>(T) * K) : std::vector<int64_t>();
 
     // Buffers of the form in use; one round = dispatch, experts, combine.
     const size_t rows = static_cast<size_t>(l.L) * l.R;
