@@ -86,9 +86,25 @@ __global__ void put_thread(char* dst, const char* src, size_t n, int iters) {
     S(quiet)();
 }
 
-__global__ void put_warp(char* dst, const char* src, size_t n, int iters) {
-    for (int i = 0; i < iters; ++i) SX(putmem_nbi_warp)(dst, src, n, 1);
+__global__ void put_warp(char* dst, const char* src, size_t n, int iters, int pe) {
+    for (int i = 0; i < iters; ++i) SX(putmem_nbi_warp)(dst, src, n, pe);
     if (threadIdx.x == 0) S(quiet)();
+}
+
+// The same loop with no library: the warp copies 16-byte words (8-byte words below 16 bytes)
+// straight to the peer's heap through its mapped address (shmem_ptr), then __syncwarp, as
+// put_warp's copy does: what the mapping alone lets a small warp put cost.
+__global__ void put_warp_raw(char* peer_dst, const char* src, size_t n, int iters) {
+    const unsigned r = threadIdx.x & 31u;
+    for (int i = 0; i < iters; ++i) {
+        if (n >= 16) {
+            for (size_t w = r; w < n / 16; w += 32) reinterpret_cast<int4*>(peer_dst)[w] = reinterpret_cast<const int4*>(src)[w];
+        } else if (r < n / 8) {
+            reinterpret_cast<long*>(peer_dst)[r] = reinterpret_cast<const long*>(src)[r];
+        }
+        __syncwarp();
+    }
+    __threadfence_system();
 }
 
 __global__ void put_block(char* dst, const char* src, size_t n, int iters) {
@@ -211,10 +227,14 @@ int main(int argc, char** argv) {
     }
     S(barrier_all)();
 
-    const char* names[] = {"put_bw_thread", "put_bw_warp", "put_bw_block", "put_bw_grid"};
-    for (int v = 0; v < 4; ++v) {
+    // put_bw_warp_self: the warp put to this PE's own heap (no peer mapping in the way);
+    // put_bw_warp_raw_limit: the warp put's copy alone, to the peer's mapped heap (up to 2 KiB)
+    const char* names[] = {"put_bw_thread", "put_bw_warp", "put_bw_block", "put_bw_grid", "put_bw_warp_self",
+                           "put_bw_warp_raw_limit"};
+    char* peer_dst = (char*)S(ptr)(dst, 1);
+    for (int v = 0; v < 6; ++v) {
         for (size_t n = 8; n <= maxn; n *= 4) {
-            if (me != 0) continue;
+            if (me != 0 || (v >= 4 && n > 2048) || (v == 5 && !peer_dst)) continue;
             const int iters = v == 0 && n > 65536 ? 10  // one thread is slow at large sizes
                               : (int)(n <= 65536 ? 2000 : (n <= (1u << 20) ? 200 : 50));
             // At most max_ms per measurement: puts to another host through a software path are
@@ -226,7 +246,9 @@ int main(int argc, char** argv) {
             int k = iters / 100 > 0 ? iters / 100 : 1;
             auto launch = [&] {
                 if (v == 0) put_thread<<<1, 1>>>(dst, src, n, k);
-                if (v == 1) put_warp<<<1, 32>>>(dst, src, n, k);
+                if (v == 1) put_warp<<<1, 32>>>(dst, src, n, k, 1);
+                if (v == 4) put_warp<<<1, 32>>>(dst, src, n, k, me);
+                if (v == 5) put_warp_raw<<<1, 32>>>(peer_dst, src, n, k);
                 if (v == 2) put_block<<<1, 512>>>(dst, src, n, k);
                 if (v == 3) put_block<<<32, 512>>>(dst, src, n, k);
             };
