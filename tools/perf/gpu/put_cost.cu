@@ -8,8 +8,17 @@
 //   nosync     today's without the __syncwarp after each put
 //   held       the source loaded once before the loop: what the loads cost the loop
 //   lane-words one 8-byte word per lane (no 16-byte path), plain loads
+// and the library's own code (kishmem/device/rma.h, over a state of this program whose PE 0 is
+// the destination allocation):
+//   api        device::put_nbi<Warp> (or <Thread>) to PE 0: what shmemx_putmem_nbi_warp runs
+//   api-inline the same lookup of the peer's address written inline, with no call on the path
+//              for a PE it does not map (the library calls out of line there)
+//   api-onecall as api-inline, with one out-of-line call (the check and the remote put in one
+//              function) on the path for a PE it does not map
+//   api-copy   the library's copy<Warp> and sync, the address looked up once before the loop
 // Each: median over 7 launches of one warp (or thread) doing 2000 puts, ns per put.
-//   nvcc -O3 -arch=sm_90 -std=c++17 tools/perf/gpu/put_cost.cu -o put_cost && ./put_cost
+//   nvcc -O3 -arch=sm_90 -std=c++17 -I device/include -I shmem_api/include tools/perf/gpu/put_cost.cu -o put_cost
+//   ./put_cost
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,9 +28,13 @@
 #include <vector>
 
 #include "../../../ep/bench/cuda_check.h"
+#include "kishmem/device/rma.h"
 
-enum Way { kToday, kLdg, kNoSync, kHeld, kLaneWords, kWays };
-const char* kNames[kWays] = {"today", "ldg", "nosync", "held", "lane-words"};
+namespace kd = kishmem::device;
+__constant__ kd::State g_state;  // one PE (0): its heap is the destination allocation
+
+enum Way { kToday, kLdg, kNoSync, kHeld, kLaneWords, kApi, kApiInline, kApiOneCall, kApiCopy, kWays };
+const char* kNames[kWays] = {"today", "ldg", "nosync", "held", "lane-words", "api", "api-inline", "api-onecall", "api-copy"};
 
 template <int Way, class T>
 __device__ __forceinline__ T load(const T* p) {
@@ -43,10 +56,49 @@ __device__ __forceinline__ void copy(char* d, const char* s, size_t n, unsigned 
         reinterpret_cast<uint64_t*>(d + done)[i] = load<Way>(reinterpret_cast<const uint64_t*>(s + done) + i);
 }
 
+// api-onecall's path for a PE not mapped: the library's check and remote put in one call.
+static __device__ __noinline__ void put_unmapped(void* dst, const void* src, size_t n, int pe) {
+    kd::peer_other(g_state, static_cast<char*>(dst), pe, "put_cost");
+    kd::remote::put(g_state, pe, kd::heap_off(g_state, dst), src, n, "put_cost", true);
+}
+
+// The library's ways, by one cooperation scope.
+template <int Way, class Coop>
+__device__ void api_loop(char* dst, const char* src, size_t n, int iters) {
+    if constexpr (Way == kApi) {
+        for (int i = 0; i < iters; ++i) kd::put_nbi<Coop>(g_state, dst, src, n, 0, "put_cost");
+    } else if constexpr (Way == kApiInline) {
+        for (int i = 0; i < iters; ++i) {
+            const char* b = g_state.peer_base[0];
+            const size_t off = dst - g_state.heap_base;
+            if (b == nullptr || off >= g_state.heap_size) __trap();
+            kd::copy<Coop>(const_cast<char*>(b) + off, src, n);
+            Coop::sync();
+        }
+    } else if constexpr (Way == kApiOneCall) {
+        for (int i = 0; i < iters; ++i) {
+            const char* b = g_state.peer_base[0];
+            const size_t off = dst - g_state.heap_base;
+            if (b != nullptr && off < g_state.heap_size) kd::copy<Coop>(const_cast<char*>(b) + off, src, n);
+            else if (Coop::rank() == 0) put_unmapped(dst, src, n, 0);
+            Coop::sync();
+        }
+    } else {
+        char* d = kd::peer(g_state, dst, 0, "put_cost");
+        for (int i = 0; i < iters; ++i) {
+            kd::copy<Coop>(d, src, n);
+            Coop::sync();
+        }
+    }
+}
+
 template <int Way>
 __global__ void put_loop(char* dst, const char* src, size_t n, int iters) {
     const unsigned r = threadIdx.x & 31u, lanes = blockDim.x;
-    if constexpr (Way == kHeld) {  // n <= 16 * lanes: each lane's one 16-byte word (or 8-byte) held in registers
+    if constexpr (Way >= kApi) {
+        if (lanes == 32) api_loop<Way, kd::Warp>(dst, src, n, iters);
+        else api_loop<Way, kd::Thread>(dst, src, n, iters);
+    } else if constexpr (Way == kHeld) {  // n <= 16 * lanes: each lane's one 16-byte word (or 8-byte) held in registers
         int4 w{};
         const bool on = r * 16 < n;
         if (on) w = *reinterpret_cast<const int4*>(src + r * 16);
@@ -94,18 +146,29 @@ int main() {
     CK(cudaMalloc(&src, 1 << 20));
     CK(cudaMalloc(&dst, 1 << 20));
     CK(cudaMemset(src, 1, 1 << 20));
+    kd::State st{};
+    st.n_pes = 1;
+    st.initialized = 1;
+    st.heap_base = dst;
+    st.heap_size = 1 << 20;
+    st.peer_base[0] = dst;
+    CK(cudaMemcpyToSymbol(g_state, &st, sizeof st));
     cudaDeviceProp prop{};
     CK(cudaGetDeviceProperties(&prop, 0));
     std::printf("# put_cost: %s; ns per put, median of 7 launches of 2000 puts\n", prop.name);
     for (int threads : {1, 32}) {
         std::printf("\n| %s | bytes |", threads == 1 ? "thread" : "warp");
         for (const char* w : kNames) std::printf(" %s |", w);
-        std::printf("\n| --- | ---: |%s\n", " ---: | ---: | ---: | ---: | ---: |");
+        std::printf("\n| --- | ---: |");
+        for (int w = 0; w < kWays; ++w) std::printf(" ---: |");
+        std::printf("\n");
         for (size_t n = 8; n <= 512; n *= 4) {
             const double v[kWays] = {ns_per_put<kToday>(dst, src, n, threads), ns_per_put<kLdg>(dst, src, n, threads),
                                      ns_per_put<kNoSync>(dst, src, n, threads),
                                      threads == 32 ? ns_per_put<kHeld>(dst, src, n, threads) : -1,
-                                     ns_per_put<kLaneWords>(dst, src, n, threads)};
+                                     ns_per_put<kLaneWords>(dst, src, n, threads), ns_per_put<kApi>(dst, src, n, threads),
+                                     ns_per_put<kApiInline>(dst, src, n, threads), ns_per_put<kApiOneCall>(dst, src, n, threads),
+                                     ns_per_put<kApiCopy>(dst, src, n, threads)};
             std::printf("| | %zu |", n);
             for (double x : v) x < 0 ? std::printf(" - |") : std::printf(" %.1f |", x);
             std::printf("\n");

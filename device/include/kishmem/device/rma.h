@@ -29,7 +29,8 @@ static __device__ __noinline__ void trap_bad(const State& s, const char* call, i
 // `pe`'s heap as this GPU can load and store it, or nullptr when `pe` is reached remotely
 // (remote.h). The host leaves peer_base[pe] null for every PE that is not reached by load/store
 // (heap not mapped here, or KISHMEM_REMOTE=ibgda/proxy), so the load/store path costs one table
-// load and one bounds check; everything else is decided out of line.
+// load and one bounds check (peer_mapped, inline); everything else is decided out of line
+// (peer_other: a remote PE, or a bad PE or address, which traps).
 template <class T>
 static __device__ __noinline__ T* peer_other(const State& s, T* sym, int pe, const char* call) {
     const bool in_range = pe >= 0 && pe < s.n_pes && pe < kMaxPes;
@@ -39,8 +40,9 @@ static __device__ __noinline__ T* peer_other(const State& s, T* sym, int pe, con
     return nullptr;
 }
 
+// peer's inline half: the mapped address, or nullptr for every other case (peer_other's).
 template <class T>
-__device__ __forceinline__ T* peer(const State& s, T* sym, int pe, const char* call) {
+__device__ __forceinline__ T* peer_mapped(const State& s, T* sym, int pe) {
     const char* b = (pe >= 0 && pe < s.n_pes && pe < kMaxPes) ? s.peer_base[pe] : nullptr;
     const size_t off = reinterpret_cast<const char*>(sym) - s.heap_base;
 #if defined(KISHMEM_DEVICE_UNCHECKED)
@@ -48,6 +50,12 @@ __device__ __forceinline__ T* peer(const State& s, T* sym, int pe, const char* c
 #else
     if (b != nullptr && off < s.heap_size) return reinterpret_cast<T*>(const_cast<char*>(b) + off);
 #endif
+    return nullptr;
+}
+
+template <class T>
+__device__ __forceinline__ T* peer(const State& s, T* sym, int pe, const char* call) {
+    if (T* p = peer_mapped(s, sym, pe)) return p;
     return peer_other(s, sym, pe, call);
 }
 
@@ -68,13 +76,30 @@ __device__ __forceinline__ void fence(const State& s) {
 __device__ __forceinline__ void quiet(const State& s) { fence(s); }
 
 // Copy n bytes with the group: 16-byte words while both ends allow, then 8-byte words, then
-// bytes; the alignment is looked at once, and each lane takes every size()-th word.
+// bytes; the alignment is looked at once, and each lane takes every size()-th word. A message of
+// at most one 16-byte word per lane (both ends 16-byte aligned) takes a path with no loop: each
+// lane moves its word, one lane the tail; a small put then costs its one load and store, not
+// the loops' set-up and reconvergence (twice the time of a warp's 8-512-byte put).
 template <class Coop>
 __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
     char* d = static_cast<char*>(dst);
     const char* s = static_cast<const char*>(src);
     const unsigned r = Coop::rank(), k = Coop::size();
     const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+    if ((a & 15) == 0 && n <= 16 * static_cast<size_t>(k)) {
+        const unsigned nw = static_cast<unsigned>(n / 16), tail = static_cast<unsigned>(n % 16);
+        if (r < nw) {
+            reinterpret_cast<int4*>(d)[r] = reinterpret_cast<const int4*>(s)[r];
+        } else if (r == nw && tail != 0) {  // nw < k here: that lane exists
+            unsigned at = nw * 16;
+            if (tail & 8) {
+                *reinterpret_cast<uint64_t*>(d + at) = *reinterpret_cast<const uint64_t*>(s + at);
+                at += 8;
+            }
+            for (; at < n; ++at) d[at] = s[at];
+        }
+        return;
+    }
     size_t done = 0;
     if ((a & 15) == 0) {
         const size_t nw = n / 16;
@@ -102,11 +127,21 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
     for (size_t i = done + r; i < n; i += k) d[i] = s[i];
 }
 
+// A put or get to a PE peer_mapped does not map, by one thread: the check (a bad PE or address
+// traps) and the remote operation in one out-of-line call, so that a loop of puts to mapped PEs
+// carries one call site it does not take, not three (each costs such a loop time).
+static __device__ __noinline__ void rma_unmapped(const State& s, bool is_put, void* local, const void* sym, size_t n,
+                                                  int pe, const char* call, bool nbi) {
+    peer_other(s, sym, pe, call);
+    if (is_put) remote::put(s, pe, heap_off(s, sym), local, n, call, nbi);
+    else remote::get(s, pe, heap_off(s, sym), local, n, call);
+}
+
 // Nbi: a remote put returns once posted (the source may change only after quiet).
 template <class Coop, bool Nbi = false>
 __device__ __forceinline__ void put(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
-    if (char* d = peer(s, static_cast<char*>(dst), pe, call)) copy<Coop>(d, src, n);
-    else if (Coop::rank() == 0) remote::put(s, pe, heap_off(s, dst), src, n, call, Nbi);
+    if (char* d = peer_mapped(s, static_cast<char*>(dst), pe)) copy<Coop>(d, src, n);
+    else if (Coop::rank() == 0) rma_unmapped(s, true, const_cast<void*>(src), dst, n, pe, call, Nbi);
     Coop::sync();
 }
 
@@ -117,8 +152,8 @@ __device__ __forceinline__ void put_nbi(const State& s, void* dst, const void* s
 
 template <class Coop>
 __device__ __forceinline__ void get(const State& s, void* dst, const void* src, size_t n, int pe, const char* call) {
-    if (const char* sp = peer(s, static_cast<const char*>(src), pe, call)) copy<Coop>(dst, sp, n);
-    else if (Coop::rank() == 0) remote::get(s, pe, heap_off(s, src), dst, n, call);
+    if (const char* sp = peer_mapped(s, static_cast<const char*>(src), pe)) copy<Coop>(dst, sp, n);
+    else if (Coop::rank() == 0) rma_unmapped(s, false, dst, src, n, pe, call, false);
     Coop::sync();
 }
 
