@@ -82,19 +82,26 @@ int main() {
     for (size_t i = 0; i < bytes; i += 4093) CHECK(hb[i] == (char)(0x30 + left), "signal data byte %zu", i);
     CHECK(shmem_signal_fetch(sig) == 10, "signal value %llu", (unsigned long long)shmem_signal_fetch(sig));
 
-    // 5. thread / warp / block puts of odd sizes and alignments
-    for (int scope = 0; scope < 3; ++scope) {
-        for (size_t sz : {(size_t)1, (size_t)7, (size_t)64, (size_t)4097, (size_t)65536 + 3}) {
-            CK(cudaMemset(rbuf, 0, sz + 16));
-            CK(cudaMemset(sbuf, 0x41 + scope + me, sz + 16));
-            shmem_barrier_all();
-            launch_coop_put(rbuf + 1, sbuf + 1, sz, scope);
-            sync_device();
-            shmem_barrier_all();
-            CK(cudaMemcpy(hb.data(), rbuf, sz + 2, cudaMemcpyDeviceToHost));
-            CHECK(hb[0] == 0 && hb[sz + 1] == 0, "scope %d size %zu wrote outside the range", scope, sz);
-            for (size_t i = 1; i <= sz; ++i)
-                CHECK(hb[i] == (char)(0x41 + scope + left), "scope %d size %zu byte %zu = %d", scope, sz, i, hb[i]);
+    // 5. thread / warp / block puts of odd sizes and alignments: both ends one byte past 16-byte
+    // alignment (the copy's general path), and both 16-byte aligned (up to 16 bytes a lane: the
+    // path with no loop, its 8-byte and byte tail; above: the loops)
+    for (size_t off : {(size_t)1, (size_t)16}) {
+        for (int scope = 0; scope < 3; ++scope) {
+            for (size_t sz : {(size_t)1, (size_t)7, (size_t)12, (size_t)24, (size_t)64, (size_t)100, (size_t)4097,
+                              (size_t)65536 + 3}) {
+                CK(cudaMemset(rbuf, 0, sz + 32));
+                CK(cudaMemset(sbuf, 0x41 + scope + me, sz + 32));
+                shmem_barrier_all();
+                launch_coop_put(rbuf + off, sbuf + off, sz, scope);
+                sync_device();
+                shmem_barrier_all();
+                CK(cudaMemcpy(hb.data(), rbuf, sz + off + 1, cudaMemcpyDeviceToHost));
+                CHECK(hb[off - 1] == 0 && hb[off + sz] == 0, "scope %d size %zu offset %zu wrote outside the range", scope,
+                      sz, off);
+                for (size_t i = off; i < off + sz; ++i)
+                    CHECK(hb[i] == (char)(0x41 + scope + left), "scope %d size %zu offset %zu byte %zu = %d", scope, sz,
+                          off, i, hb[i]);
+            }
         }
     }
 
