@@ -124,27 +124,30 @@ __global__ void put_loop(char* dst, const char* src, size_t n, int iters) {
     }
 }
 
-// four-words' copy checked before it is timed: every size up to 64 bytes a lane and a few above,
-// by a thread and a warp, bytes around the range untouched.
-__global__ void copy_four_once(char* dst, const char* src, size_t n) {
-    if (blockDim.x == 32) copy_four<kd::Warp>(dst, src, n);
-    else copy_four<kd::Thread>(dst, src, n);
+// The library's copy and four-words' checked before they are timed: every size up to 64 bytes a
+// lane and a few above, both ends 16-byte aligned, by a thread and a warp, every byte of the
+// 4 KiB around checked.
+template <bool Four>
+__global__ void copy_once(char* dst, const char* src, size_t n) {
+    if (blockDim.x == 32) Four ? copy_four<kd::Warp>(dst, src, n) : kd::copy<kd::Warp>(dst, src, n);
+    else Four ? copy_four<kd::Thread>(dst, src, n) : kd::copy<kd::Thread>(dst, src, n);
 }
 
-bool check_copy_four(char* dst, char* src) {
+template <bool Four>
+bool check_copy(char* dst, char* src) {
     std::vector<char> pat(4096), got(4096);
     for (size_t i = 0; i < pat.size(); ++i) pat[i] = static_cast<char>(i * 7 + 3);
     CK(cudaMemcpy(src, pat.data(), pat.size(), cudaMemcpyHostToDevice));
     for (int threads : {1, 32}) {
-        for (size_t n = 1; n <= 64 * static_cast<size_t>(threads) + 40; ++n) {
+        for (size_t n = 0; n <= 64 * static_cast<size_t>(threads) + 40; ++n) {
             CK(cudaMemset(dst, 0, 4096));
-            copy_four_once<<<1, threads>>>(dst + 16, src + 16, n);
+            copy_once<Four><<<1, threads>>>(dst + 16, src + 16, n);
             CK(cudaMemcpy(got.data(), dst, 4096, cudaMemcpyDeviceToHost));
             for (size_t i = 0; i < 4096; ++i) {
                 const char want = i >= 16 && i < 16 + n ? pat[i] : 0;
                 if (got[i] != want) {
-                    std::printf("FAIL: four-words copy, %d thread(s), %zu bytes: byte %zu is %d, not %d\n", threads, n, i,
-                                got[i], want);
+                    std::printf("FAIL: %s copy, %d thread(s), %zu bytes: byte %zu is %d, not %d\n",
+                                Four ? "four-words" : "the library's", threads, n, i, got[i], want);
                     return false;
                 }
             }
@@ -190,9 +193,9 @@ int main() {
     CK(cudaMemcpyToSymbol(g_state, &st, sizeof st));
     cudaDeviceProp prop{};
     CK(cudaGetDeviceProperties(&prop, 0));
-    if (!check_copy_four(dst, src)) return 1;
+    if (!check_copy<false>(dst, src) || !check_copy<true>(dst, src)) return 1;
     CK(cudaMemset(src, 1, 1 << 20));
-    std::printf("# put_cost: %s; ns per put, median of 7 launches of 2000 puts (four-words' copy checked)\n", prop.name);
+    std::printf("# put_cost: %s; ns per put, median of 7 launches of 2000 puts (the library's and four-words' copies checked)\n", prop.name);
     for (int threads : {1, 32}) {
         std::printf("\n| %s | bytes |", threads == 1 ? "thread" : "warp");
         for (const char* w : kNames) std::printf(" %s |", w);

@@ -77,9 +77,10 @@ __device__ __forceinline__ void quiet(const State& s) { fence(s); }
 
 // Copy n bytes with the group: 16-byte words while both ends allow, then 8-byte words, then
 // bytes; the alignment is looked at once, and each lane takes every size()-th word. A message of
-// at most one 16-byte word per lane (both ends 16-byte aligned) takes a path with no loop: each
-// lane moves its word, one lane the tail; a small put then costs its one load and store, not
-// the loops' set-up and reconvergence (twice the time of a warp's 8-512-byte put).
+// at most one 16-byte word per lane (both ends 16-byte aligned) takes a path with no loop over
+// words: each lane moves its word, one lane the tail (an 8-byte word, then at most 7 bytes); a
+// small put then costs its one load and store, not the loops' set-up and reconvergence (which
+// doubled a warp's put of 8-512 bytes).
 template <class Coop>
 __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
     char* d = static_cast<char*>(dst);
