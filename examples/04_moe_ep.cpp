@@ -789,6 +789,16 @@ int main(int argc, char** argv) {
                           "Buffer::kernel_times)"
                         : "the call's work on the host (Buffer::kernel_times; the CPU form has no kernel)",
                     gpu ? " with the host ahead" : "");
+        // Each PE's own medians beside the slowest: a PE whose call starts before its peers' waits
+        // for their rows, so the spread between PEs tells that wait from the call's own work.
+        std::printf("each PE's median, kernel (dispatch / combine)%s:", gpu ? " and latency with the host ahead" : "");
+        for (int p = 0; p < npes; ++p) {
+            const double* v = &g[p * kStride];
+            std::printf("%s PE %d %.1f / %.1f", p ? ";" : "", p, v[kDispKernel], v[kCombKernel]);
+            if (gpu) std::printf(", %.1f / %.1f", v[kDispAhead], v[kCombAhead]);
+            std::printf(" us");
+        }
+        std::printf("\n");
         if (gpu) {  // (the CPU form's latency is the host's time)
             std::printf("the host's own time per call (the checks and the launches: the host clock around the call): dispatch "
                         "%.1f us, combine %.1f us\n", worst[kDispHost], worst[kCombHost]);

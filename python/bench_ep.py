@@ -265,6 +265,11 @@ def main():
             print(f"latency with the host ahead (torch.cuda._sleep({AHEAD_CYCLES}) queued before each barrier: the GPU's "
                   f"time alone, as in a pipelined step): dispatch {worst[DAHEAD]:.1f} us, combine {worst[CAHEAD]:.1f} us")
             print(f"RESULT ep_python dispatch_ahead_us {worst[DAHEAD]:.2f}\nRESULT ep_python combine_ahead_us {worst[CAHEAD]:.2f}")
+        # each PE's own medians beside the slowest (as the flagship prints them)
+        per = allmed.cpu().tolist()
+        print(f"each PE's median, kernel (dispatch / combine){' and latency with the host ahead' if gpu else ''}: "
+              + "; ".join(f"PE {p} {v[KDISP]:.1f} / {v[KCOMB]:.1f}" + (f", {v[DAHEAD]:.1f} / {v[CAHEAD]:.1f}" if gpu else "")
+                          + " us" for p, v in enumerate(per)))
         print("\nwith the receive hook (send-only call, then the hook):")
         print("| EP size | dispatch send | dispatch hook | combine send | combine hook |\n| ---: | ---: | ---: | ---: | ---: |")
         print(f"| {n} | {worst[DSEND]:.1f} us | {worst[DHOOK]:.1f} us | {worst[CSEND]:.1f} us | {worst[CHOOK]:.1f} us |")
