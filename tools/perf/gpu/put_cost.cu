@@ -83,16 +83,11 @@ template <int Way, class Coop>
 __device__ void api_loop(char* dst, const char* src, size_t n, int iters) {
     if constexpr (Way == kApi) {
         for (int i = 0; i < iters; ++i) kd::put_nbi<Coop>(g_state, dst, src, n, 0, "put_cost");
-    } else if constexpr (Way == kFourWords) {
+    } else {  // api-copy, four-words: the address looked up once
         char* d = kd::peer(g_state, dst, 0, "put_cost");
         for (int i = 0; i < iters; ++i) {
-            copy_four<Coop>(d, src, n);
-            Coop::sync();
-        }
-    } else {
-        char* d = kd::peer(g_state, dst, 0, "put_cost");
-        for (int i = 0; i < iters; ++i) {
-            kd::copy<Coop>(d, src, n);
+            if constexpr (Way == kFourWords) copy_four<Coop>(d, src, n);
+            else kd::copy<Coop>(d, src, n);
             Coop::sync();
         }
     }
