@@ -34,12 +34,17 @@ __global__ void k_signal(char* dst, const char* src, size_t n, uint64_t* sig, in
     }
 }
 
+// scope 0-2: a thread's, a warp's, the block's put of src into the right PE's dst; 3-5: their
+// get of the right PE's src into this PE's dst.
 __global__ void k_coop_put(char* dst, const char* src, size_t n, int scope) {
     int me = shmem_my_pe(), np = shmem_n_pes();
     int right = (me + 1) % np;
     if (scope == 0 && threadIdx.x == 0) shmem_putmem(dst, src, n, right);
     if (scope == 1 && threadIdx.x < 32) shmemx_putmem_warp(dst, src, n, right);
     if (scope == 2) shmemx_putmem_block(dst, src, n, right);
+    if (scope == 3 && threadIdx.x == 0) shmem_getmem(dst, src, n, right);
+    if (scope == 4 && threadIdx.x < 32) shmemx_getmem_warp(dst, src, n, right);
+    if (scope == 5) shmemx_getmem_block(dst, src, n, right);
     shmemx_barrier_all_block();
 }
 

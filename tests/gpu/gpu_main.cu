@@ -82,13 +82,14 @@ int main() {
     for (size_t i = 0; i < bytes; i += 4093) CHECK(hb[i] == (char)(0x30 + left), "signal data byte %zu", i);
     CHECK(shmem_signal_fetch(sig) == 10, "signal value %llu", (unsigned long long)shmem_signal_fetch(sig));
 
-    // 5. thread / warp / block puts of odd sizes and alignments: both ends one byte past 16-byte
-    // alignment (the copy's general path), and both 16-byte aligned (up to 16 bytes a lane: the
-    // path with no loop, with its 8-byte and byte tails, a tail in the last lane, and the sizes on
-    // either side of one word a lane (16, 512, 4096 bytes); above: the loops). Every byte of the
-    // 32 around the range is checked to be untouched.
+    // 5. thread / warp / block puts (scopes 0-2) and gets (3-5) of odd sizes and alignments: both
+    // ends one byte past 16-byte alignment (the copy's general path), and both 16-byte aligned (up
+    // to 16 bytes a lane: the path with no loop, with its 8-byte and byte tails, a tail in the last
+    // lane, and the sizes on either side of one word a lane (16, 512, 4096 bytes); above: the
+    // loops). Every byte of the 32 around the range is checked to be untouched.
     for (size_t off : {(size_t)1, (size_t)16}) {
-        for (int scope = 0; scope < 3; ++scope) {
+        for (int scope = 0; scope < 6; ++scope) {
+            const int from = scope < 3 ? left : (me + 1) % np;  // whose sbuf lands in this PE's rbuf
             for (size_t sz : {(size_t)1, (size_t)7, (size_t)12, (size_t)15, (size_t)16, (size_t)17, (size_t)24,
                               (size_t)28, (size_t)64, (size_t)100, (size_t)511, (size_t)512, (size_t)513, (size_t)4095,
                               (size_t)4096, (size_t)4097, (size_t)65536 + 3}) {
@@ -100,7 +101,7 @@ int main() {
                 shmem_barrier_all();
                 CK(cudaMemcpy(hb.data(), rbuf, sz + 32, cudaMemcpyDeviceToHost));
                 for (size_t i = 0; i < sz + 32; ++i) {
-                    const char want = i >= off && i < off + sz ? (char)(0x41 + scope + left) : 0;
+                    const char want = i >= off && i < off + sz ? (char)(0x41 + scope + from) : 0;
                     CHECK(hb[i] == want, "scope %d size %zu offset %zu byte %zu = %d (%s)", scope, sz, off, i, hb[i],
                           want ? "not written" : "outside the range");
                 }
