@@ -322,6 +322,28 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// The PEs' kernel stamps of each clocked round (KernelTimes: start and end of the dispatch, then
+// of the combine; all[p * per + 4 * round + i], one GPU's global timer), as medians over the
+// rounds: how much later the latest PE's first block started than the earliest's, and the time
+// from that start to the last PE's end (what the exchange takes once every PE runs), dispatch
+// then combine.
+std::vector<double> start_spread(const std::vector<unsigned long long>& all, int npes, size_t per) {
+    std::vector<double> v[4];
+    for (size_t r = 0; r + 4 <= per; r += 4)
+        for (int c = 0; c < 2; ++c) {
+            unsigned long long first = ULLONG_MAX, last = 0, end = 0;
+            for (int p = 0; p < npes; ++p) {
+                const unsigned long long* st = &all[p * per + r + 2 * c];
+                first = std::min(first, st[0]);
+                last = std::max(last, st[0]);
+                end = std::max(end, st[1]);
+            }
+            v[2 * c].push_back(static_cast<double>(last - first) * 1e-3);
+            v[2 * c + 1].push_back(static_cast<double>(end - last) * 1e-3);
+        }
+    return {median(v[0]), median(v[1]), median(v[2]), median(v[3])};
+}
+
 // The options (usage below); false on anything else: an unknown word, an option without its
 // value, a number that is not a whole integer, a choice not offered.
 bool parse(int argc, char** argv, Opts* o) {
@@ -614,6 +636,7 @@ int main(int argc, char** argv) {
     enum { kDisp, kComb, kDispSend, kDispRecv, kCombSend, kCombRecv, kDispKernel, kCombKernel, kFloorEmpty, kFloorExchange,
            kDispHost, kCombHost, kDispAhead, kCombAhead, kN };
     std::vector<double> tm[kN];
+    std::vector<unsigned long long> stamps;  // the clocked rounds' KernelTimes stamps (start_spread)
 #if defined(__CUDACC__)
     cudaEvent_t ev[8];
     if (gpu)
@@ -694,6 +717,7 @@ int main(int argc, char** argv) {
                     fail("kernel_times gave dispatch %.2f us, combine %.2f us with the clock on", kt.dispatch_us, kt.combine_us);
                 tm[kDispKernel].push_back(kt.dispatch_us);
                 tm[kCombKernel].push_back(kt.combine_us);
+                stamps.insert(stamps.end(), {kt.dispatch_start_ns, kt.dispatch_end_ns, kt.combine_start_ns, kt.combine_end_ns});
             } else if (ahead_pass) {
                 tm[kDispAhead].push_back(span(0, 1));
                 tm[kCombAhead].push_back(span(4, 5));
@@ -753,11 +777,16 @@ int main(int argc, char** argv) {
     auto* all = static_cast<double*>(shmem_malloc(sizeof(double) * kStride * npes));
     if (!all) fail("shmem_malloc of %zu bytes for the results returned NULL", sizeof(double) * kStride * npes);
     shmem_putmem(all + static_cast<size_t>(me) * kStride, mine, sizeof mine, 0);
+    const size_t per = stamps.size();  // (the same on every PE: iters rounds, GPU form)
+    auto* stamps_all = static_cast<unsigned long long*>(shmem_malloc(sizeof(unsigned long long) * std::max<size_t>(per, 1) * npes));
+    if (!stamps_all) fail("shmem_malloc of %zu bytes for the kernel stamps returned NULL", sizeof(unsigned long long) * per * npes);
+    if (per) shmem_putmem(stamps_all + me * per, stamps.data(), per * sizeof(unsigned long long), 0);
     shmem_barrier_all();
     if (me == 0) {
         std::vector<double> g(kStride * npes);
         shmem_getmem(g.data(), all, g.size() * sizeof(double), 0);
         double worst[kN] = {0};
+        std::vector<double> spread;  // start_spread, where every PE is on this GPU
         bool one_gpu = true;
         for (int p = 0; p < npes; ++p) {
             for (int i = 0; i < kN; ++i) worst[i] = std::max(worst[i], g[p * kStride + i]);
@@ -805,6 +834,14 @@ int main(int argc, char** argv) {
             std::printf("latency with the host ahead (a %.0f us GPU wait queued before each barrier: the GPU's time alone, as "
                         "in a pipelined step): dispatch %.1f us, combine %.1f us\n",
                         kAheadNs / 1e3, worst[kDispAhead], worst[kCombAhead]);
+        }
+        if (gpu && one_gpu && per && npes > 1) {  // (one GPU: one global timer)
+            std::vector<unsigned long long> sa(per * npes);
+            shmem_getmem(sa.data(), stamps_all, sa.size() * sizeof(unsigned long long), 0);
+            spread = start_spread(sa, npes, per);
+            std::printf("the PEs' kernels in the kernel clock's pass (medians over its rounds): the last PE's first block started "
+                        "%.1f / %.1f us after the first PE's (dispatch / combine); from that start to the last PE's end "
+                        "%.1f / %.1f us\n", spread[0], spread[2], spread[1], spread[3]);
         }
         // The floor beside them, and each call as a multiple of the exchange.
         const double fx = worst[kFloorExchange];
@@ -856,10 +893,15 @@ int main(int argc, char** argv) {
                         worst[kDispKernel], worst[kCombKernel], worst[kFloorEmpty], worst[kDispHost], worst[kCombHost],
                         worst[kDispAhead], worst[kCombAhead]);
         std::printf("RESULT ep floor_exchange_us %.2f\n", fx);
+        if (!spread.empty())
+            std::printf("RESULT ep dispatch_start_spread_us %.2f\nRESULT ep dispatch_from_last_start_us %.2f\n"
+                        "RESULT ep combine_start_spread_us %.2f\nRESULT ep combine_from_last_start_us %.2f\n",
+                        spread[0], spread[1], spread[2], spread[3]);
         std::printf("PASS 04_moe_ep on %d PEs\n", npes);
         std::fflush(stdout);  // before the barrier: a PE failing after it ends the job at once
     }
     shmem_barrier_all();
+    shmem_free(stamps_all);
     shmem_free(all);
 #if defined(__CUDACC__)
     if (gpu && o.eo == "heap") shmem_free(eo_d);

@@ -25,6 +25,7 @@ import os
 import statistics
 import sys
 import time
+import zlib
 
 import torch
 
@@ -122,6 +123,20 @@ def experts(rx, y, rows, fp8):
         yr.view(L, rows, H // 128, 128).mul_(rx[1][:, :rows].unsqueeze(-1))
 
 
+def start_spread(st):
+    """st [PEs, 4 x rounds] int64 (each round's dispatch start, end, combine start, end; one GPU's
+    global timer): medians over the rounds of how much later the last PE's first block started
+    than the first PE's, and of the time from that start to the last PE's end; dispatch, then
+    combine (us), as the flagship's start_spread."""
+    r = st.reshape(st.shape[0], -1, 2, 2)  # [PE, round, call, start/end]
+    start, end = r[..., 0], r[..., 1]
+    last = start.max(0).values
+    spread = (last - start.min(0).values).double() * 1e-3
+    from_last = (end.max(0).values - last).double() * 1e-3
+    med = lambda v: sorted(v.tolist())[len(v) // 2]  # noqa: E731 (the flagship's median: the upper middle)
+    return [med(spread[:, 0]), med(from_last[:, 0]), med(spread[:, 1]), med(from_last[:, 1])]
+
+
 def main():
     ap = shape_args(__doc__.split("\n")[0], 50)
     ap.add_argument("--check", action="store_true")
@@ -167,6 +182,7 @@ def main():
     out_buf = torch.empty((T, H), dtype=torch.bfloat16, device=dev)
     rows = buf.num_recv_rows  # the first round's experts see every row; after it, the most any expert received
     times = [[] for _ in range(12)]
+    stamps = []  # the kernel clock's pass: each round's dispatch start, end, combine start, end (ns)
     ok = True
     # The flagship's rounds (examples/04_moe_ep): 2 warm-up rounds, then per round a barrier
     # before each call, marks around it, and one synchronization at the round's end, so the host
@@ -235,7 +251,13 @@ def main():
         k = buf.kernel_times()
         times[KDISP].append(k["dispatch_us"])
         times[KCOMB].append(k["combine_us"])
+        stamps += [k["dispatch_start_ns"], k["dispatch_end_ns"], k["combine_start_ns"], k["combine_end_ns"]]
     buf.set_kernel_clock(False)
+    # Every PE's stamps and its GPU (one global timer only where all are on one GPU): start_spread.
+    gpu_id = zlib.crc32(str(getattr(torch.cuda.get_device_properties(dev), "uuid", "")).encode()) if gpu else 0
+    allst = kishmem.zeros((n, len(stamps) + 1), dtype=torch.int64)
+    kishmem.barrier_all()
+    kishmem.put(allst[me], torch.tensor(stamps + [gpu_id], dtype=torch.int64).to(dev), 0)
     med = torch.tensor([statistics.median(v) if v else 0.0 for v in times], dtype=torch.float64)
     allmed = kishmem.zeros((n, len(times)), dtype=torch.float64)
     kishmem.barrier_all()
@@ -270,11 +292,21 @@ def main():
         print(f"each PE's median, kernel (dispatch / combine){' and latency with the host ahead' if gpu else ''}: "
               + "; ".join(f"PE {p} {v[KDISP]:.1f} / {v[KCOMB]:.1f}" + (f", {v[DAHEAD]:.1f} / {v[CAHEAD]:.1f}" if gpu else "")
                           + " us" for p, v in enumerate(per)))
+        st = allst.cpu()
+        if gpu and n > 1 and len(stamps) and bool((st[:, -1] == st[0, -1]).all()) and int(st[0, -1]) != 0:
+            sp = start_spread(st[:, :-1])
+            print(f"the PEs' kernels in the kernel clock's pass (medians over its rounds): the last PE's first block started "
+                  f"{sp[0]:.1f} / {sp[2]:.1f} us after the first PE's (dispatch / combine); from that start to the last PE's "
+                  f"end {sp[1]:.1f} / {sp[3]:.1f} us")
+            print(f"RESULT ep_python dispatch_start_spread_us {sp[0]:.2f}\nRESULT ep_python dispatch_from_last_start_us "
+                  f"{sp[1]:.2f}\nRESULT ep_python combine_start_spread_us {sp[2]:.2f}\n"
+                  f"RESULT ep_python combine_from_last_start_us {sp[3]:.2f}")
         print("\nwith the receive hook (send-only call, then the hook):")
         print("| EP size | dispatch send | dispatch hook | combine send | combine hook |\n| ---: | ---: | ---: | ---: | ---: |")
         print(f"| {n} | {worst[DSEND]:.1f} us | {worst[DHOOK]:.1f} us | {worst[CSEND]:.1f} us | {worst[CHOOK]:.1f} us |")
     buf.destroy()  # (collective, as the free and the finalize)
     kishmem.free(allmed)
+    kishmem.free(allst)
     kishmem.finalize()
     if me == 0 and ok:
         print(f"PASS bench_ep on {n} PEs", flush=True)

@@ -35,6 +35,14 @@ KernelTimes Buffer::kernel_times() {
         else if (st[2 * c] && st[2 * c + 1])  // start complemented (0: no block stamped it), end
             *at[c] = static_cast<double>(st[2 * c + 1] - ~st[2 * c]) * 1e-3;
     }
+    if (t.dispatch_us >= 0 && gpu_) {
+        t.dispatch_start_ns = ~st[2 * kClockDispatch];
+        t.dispatch_end_ns = st[2 * kClockDispatch + 1];
+    }
+    if (t.combine_us >= 0 && gpu_) {
+        t.combine_start_ns = ~st[2 * kClockCombine];
+        t.combine_end_ns = st[2 * kClockCombine + 1];
+    }
     return t;
 }
 

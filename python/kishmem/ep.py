@@ -361,7 +361,10 @@ class Buffer:
     def kernel_times(self):
         """The last dispatch's, dispatch hook's, combine's and combine hook's time in microseconds:
         a dict with dispatch_us, dispatch_recv_us, combine_us, combine_recv_us (-1: the last such
-        call ran with the clock off). GPU heap: after synchronizing the stream of those calls."""
+        call ran with the clock off), and on the GPU the dispatch's and the combine's stamps,
+        dispatch_start_ns, dispatch_end_ns, combine_start_ns, combine_end_ns (the GPU's global
+        timer at the first block's start and the last block's end: comparable between the PEs of
+        one GPU; 0 where none). GPU heap: after synchronizing the stream of those calls."""
         return self._b.kernel_times()
 
     def check(self):

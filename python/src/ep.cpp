@@ -360,6 +360,10 @@ void bind_ep(::py::module_& m) {
             d["dispatch_recv_us"] = t.dispatch_recv_us;
             d["combine_us"] = t.combine_us;
             d["combine_recv_us"] = t.combine_recv_us;
+            d["dispatch_start_ns"] = t.dispatch_start_ns;
+            d["dispatch_end_ns"] = t.dispatch_end_ns;
+            d["combine_start_ns"] = t.combine_start_ns;
+            d["combine_end_ns"] = t.combine_end_ns;
             return d;
         })
         .def("check", [](PyBuffer& self, uintptr_t s) {

@@ -184,12 +184,20 @@ def test_kernel_clock(shmem):
     n = shmem.n_pes()
     buf = shmem.ep.Buffer(shmem.TEAM_WORLD, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=True)
     keys = ("dispatch_us", "dispatch_recv_us", "combine_us", "combine_recv_us")
+    stamps = ("dispatch_start_ns", "dispatch_end_ns", "combine_start_ns", "combine_end_ns")
     check_round(shmem, buf, shmem.TEAM_WORLD, 50, True, torch.int64, False, False)
-    assert buf.kernel_times() == dict.fromkeys(keys, -1.0)
+    t = buf.kernel_times()
+    assert set(t) == set(keys + stamps) and all(t[k] == -1.0 for k in keys) and all(t[k] == 0 for k in stamps), t
     buf.set_kernel_clock(True)
     check_round(shmem, buf, shmem.TEAM_WORLD, 51, True, torch.int64, False, False)
     t = buf.kernel_times()
     assert t["dispatch_us"] >= 0 and t["combine_us"] >= 0 and t["dispatch_recv_us"] == -1 and t["combine_recv_us"] == -1, t
+    for c in ("dispatch", "combine"):  # GPU form: the global timer's stamps, their difference the time; CPU form: none
+        start, end = t[c + "_start_ns"], t[c + "_end_ns"]
+        if buf.on_gpu:
+            assert 0 < start <= end and abs((end - start) * 1e-3 - t[c + "_us"]) < 1e-3, t
+        else:
+            assert start == 0 and end == 0, t
     check_round(shmem, buf, shmem.TEAM_WORLD, 52, True, torch.int64, True, False)
     t = buf.kernel_times()
     assert all(t[k] >= 0 for k in keys), t

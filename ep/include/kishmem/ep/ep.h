@@ -67,11 +67,16 @@ struct Handle {
 // -1: the last call of that kind did not run with the clock on (or failed before its work).
 // dispatch / combine: the last such call (without send_only: send and receive; with send_only:
 // the send); dispatch_recv / combine_recv: the last hook.
+// GPU form: the stamps themselves too, the GPU's global timer in ns (0 where the call has no
+// time): comparable between the PEs of one GPU, so that the PEs' starts show what of a call's time
+// is its wait for a peer whose kernel started later.
 struct KernelTimes {
     double dispatch_us = -1;
     double dispatch_recv_us = -1;
     double combine_us = -1;
     double combine_recv_us = -1;
+    unsigned long long dispatch_start_ns = 0, dispatch_end_ns = 0;
+    unsigned long long combine_start_ns = 0, combine_end_ns = 0;
 };
 
 class Buffer {
