@@ -17,7 +17,8 @@
 # ep/bench/host_cost.cu (what each CUDA call of a call's host path costs) and
 # ep/bench/signal_cost.cu (data, then a flag: the ways to order them, writer to reader) and
 # ep/bench/entry_cost.cu (dispatch's first phase alone, four ways: today's, indices in shared
-# memory, without the check, without the reservation's fetch-adds).
+# memory, without the check, without the reservation's fetch-adds) and ep/bench/launch_cost.cu
+# (what the GPU spends outside a kernel of the dispatch's shape, between events).
 # Placement: mpirun's default binding, as users launch; EP_BIND=none (the rows named bind-none,
 # and the IBGDA and proxy runs, whose software NIC and proxy threads need cores of their own)
 # passes --bind-to none.
@@ -59,8 +60,9 @@ if [[ $mode == profile ]]; then
   cat "$RES/profile.txt"
   # One process each, plain nvcc: the reduce's read pattern against a plain read of the same
   # bytes; what each CUDA call of a call's host path costs; what ordering data before a flag costs;
-  # dispatch's first phase (ranks, reservation, check) done four ways.
-  for b in reduce_bw host_cost signal_cost entry_cost; do
+  # dispatch's first phase (ranks, reservation, check) done four ways; what the GPU spends outside
+  # a kernel of the dispatch's shape (its launch and its end).
+  for b in reduce_bw host_cost signal_cost entry_cost launch_cost; do
     if nvcc -O3 -arch=sm_90 -std=c++17 -Idevice/include "ep/bench/$b.cu" -lcuda -o "$T/$b" > "$RES/$b.txt" 2>&1; then
       "$T/$b" >> "$RES/$b.txt" 2>&1 || fails=$((fails + 1))
     else fails=$((fails + 1)); fi
