@@ -112,10 +112,10 @@ for path in ibgda proxy; do EP_BIND=none run "$path np2 fp8" 2 KISHMEM_REMOTE=$p
 if [[ -d build-gpu/python/kishmem ]]; then
   for np in 2 4; do job python.txt "05_moe_ep.py np$np" "$np" "${py[@]}" python3 examples/05_moe_ep.py; done
   for np in 2 4; do job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py --check; done
-  grep -E "^== |PASS|FAIL|^\| [0-9]|host's own" "$RES/python.txt"
+  grep -E "^== |PASS|FAIL|^\| [0-9]|host's own|^the PEs' kernels" "$RES/python.txt"
   python3 "$ROOT/ep/bench/py_vs_cpp.py" "$RES/flagship.txt" "$RES/python.txt"
 else echo "FAIL: the Python package was not built"; fails=$((fails + 1)); fi
-grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
+grep -E "^== |^\| [0-9]|^SMs|^the PEs' kernels|PASS|FAIL" "$RES/flagship.txt"
 # Work requests and bytes per call and PE over the software NIC and the proxy (shmemx_nic_stats).
 grep -E "^== (ibgda|proxy)|^work requests per call|^\| PE " "$RES/flagship.txt"
 if [[ ${EP_SKIP_NVSHMEM:-0} == 1 ]]; then echo "NVSHMEM left out (EP_SKIP_NVSHMEM=1)"
@@ -132,4 +132,10 @@ elif nvshmem_build ep/bench/nvshmem_alltoall.cu build-gpu/nvshmem/nv_a2a; then
   done
   grep RESULT "$RES/nvshmem.txt"; grep -A4 "mps-share" "$RES/flagship.txt" | grep -E "^== |^\| [0-9]" | head -4
 else echo "NVSHMEM not built: $(tail -5 "$RES/nvshmem_build.log")"; fi
+# What the GPU spends outside a kernel of the dispatch's shape (one process, plain nvcc; built
+# here, after the timed runs, so that its build does not share the host with them).
+if nvcc -O3 -arch=sm_90 -std=c++17 -Idevice/include ep/bench/launch_cost.cu -o "$T/launch_cost" > "$RES/launch_cost.txt" 2>&1; then
+  "$T/launch_cost" >> "$RES/launch_cost.txt" 2>&1 || fails=$((fails + 1))
+else fails=$((fails + 1)); fi
+cat "$RES/launch_cost.txt"
 exit $fails

@@ -93,7 +93,7 @@ def main():
     flag = read(d, "ep", "flagship.txt")
     if flag:
         print("\n## kishmem::ep flagship (04_moe_ep)\n```")
-        print("\n".join(lines(flag, r"^== |^\| [0-9]|PASS|FAIL")))
+        print("\n".join(lines(flag, r"^== |^\| [0-9]|^the PEs' kernels|PASS|FAIL")))
         nv = lines(read(d, "ep", "nvshmem.txt"), r"RESULT")
         if nv:
             print("NVSHMEM alltoallmem, same bytes:\n" + "\n".join(nv))
@@ -102,6 +102,10 @@ def main():
             import py_vs_cpp
             print("\n".join(py_vs_cpp.compare(os.path.join(d, "ep", "flagship.txt"), os.path.join(d, "ep", "python.txt"))))
         print("```")
+    launch = lines(read(d, "ep", "launch_cost.txt"), r"^\||^\(|error")
+    if launch:  # ep/bench/launch_cost.cu
+        print("\n## Outside a kernel of the dispatch's shape (ep/bench/launch_cost.cu, one process)\n")
+        print("\n".join(launch))
     hosts = read(d, "hosts", "summary.txt").strip()
     if hosts:
         print("\n## Two simulated hosts x 2 PEs\n```\n" + hosts + "\n```")
