@@ -764,22 +764,29 @@ int main(int argc, char** argv) {
     constexpr size_t kStride = kN + 1 + kCounts;
     double mine[kStride];
     for (int i = 0; i < kN; ++i) mine[i] = median(tm[i]);
-    int bus = 0;
+    // This PE's GPU, as 52 bits of its UUID's hash (exact in a double; the PCI bus number alone
+    // repeats between hosts): the PEs are on one GPU when all agree.
+    double gpu_id = 0;
 #if defined(__CUDACC__)
     if (gpu) {
         int dev = 0;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&bus, cudaDevAttrPciBusId, dev);
+        cudaDeviceProp prop{};
+        if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
+            unsigned long long h = 1469598103934665603ull;  // FNV-1a
+            for (char c : prop.uuid.bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+            gpu_id = static_cast<double>(h & ((1ull << 52) - 1));
+        }
     }
 #endif
-    mine[kN] = bus;
+    mine[kN] = gpu_id;
     std::copy(counts, counts + kCounts, mine + kN + 1);
     auto* all = static_cast<double*>(shmem_malloc(sizeof(double) * kStride * npes));
     if (!all) fail("shmem_malloc of %zu bytes for the results returned NULL", sizeof(double) * kStride * npes);
     shmem_putmem(all + static_cast<size_t>(me) * kStride, mine, sizeof mine, 0);
     const size_t per = stamps.size();  // (the same on every PE: iters rounds, GPU form)
     auto* stamps_all = static_cast<unsigned long long*>(shmem_malloc(sizeof(unsigned long long) * std::max<size_t>(per, 1) * npes));
-    if (!stamps_all) fail("shmem_malloc of %zu bytes for the kernel stamps returned NULL", sizeof(unsigned long long) * per * npes);
+    if (!stamps_all)
+        fail("shmem_malloc of %zu bytes for the kernel stamps returned NULL", sizeof(unsigned long long) * std::max<size_t>(per, 1) * npes);
     if (per) shmem_putmem(stamps_all + me * per, stamps.data(), per * sizeof(unsigned long long), 0);
     shmem_barrier_all();
     if (me == 0) {

@@ -255,13 +255,18 @@ def main():
     buf.set_kernel_clock(False)
     # Every PE's stamps and its GPU (one global timer only where all are on one GPU): start_spread.
     gpu_id = zlib.crc32(str(getattr(torch.cuda.get_device_properties(dev), "uuid", "")).encode()) if gpu else 0
+    # (zeros fills on the GPU's stream and the host's barrier does not wait for it: the stream is
+    # synchronized first, so no peer's put lands before the zeros; likewise the .to(dev) copies
+    # before the host's puts read them)
     allst = kishmem.zeros((n, len(stamps) + 1), dtype=torch.int64)
-    kishmem.barrier_all()
-    kishmem.put(allst[me], torch.tensor(stamps + [gpu_id], dtype=torch.int64).to(dev), 0)
     med = torch.tensor([statistics.median(v) if v else 0.0 for v in times], dtype=torch.float64)
     allmed = kishmem.zeros((n, len(times)), dtype=torch.float64)
+    mine_st, mine_med = torch.tensor(stamps + [gpu_id], dtype=torch.int64).to(dev), med.to(dev)
+    if gpu:
+        torch.cuda.synchronize()
     kishmem.barrier_all()
-    kishmem.put(allmed[me], med.to(dev), 0)
+    kishmem.put(allst[me], mine_st, 0)
+    kishmem.put(allmed[me], mine_med, 0)
     kishmem.barrier_all()
     if me == 0:
         worst = allmed.cpu().max(0).values.tolist()

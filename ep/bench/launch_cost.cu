@@ -2,14 +2,17 @@
 // process, no kishmem). On the H200 at 6fd0592 the 2-PE dispatch's latency between CUDA events was
 // 6.9 us longer than its kernel (first block's start to last block's end) while an empty <<<1, 32>>>
 // kernel cost 4.5 us between the same events: ~2.4 us more outside the kernel for the dispatch.
-// This times, for kernels that do nothing but stamp the clock, each shape the dispatch has (66
-// blocks of 512 threads, __launch_bounds__(512, 1), ~8.6 KB of shared memory, a 232-byte
-// __grid_constant__ argument block, a register-heavy body) one at a time:
+// This times kernels that do nothing but stamp the clock, with the parts of the dispatch's shape
+// added one at a time (66 blocks of 512 threads with 128 registers and a 256-byte stack frame (the dispatch: 352), a
+// 232-byte __grid_constant__ argument block, ~8.6 KB of shared memory, 512 B dynamic), then the
+// whole shape with other block counts and with the shared memory carveout set:
 //   between events   CUDA events around the one kernel, the GPU kept ahead of the host (a wait
 //                    kernel queued first), after a <<<1, 32>>> kernel as the barrier before a call
 //   kernel           the GPU's global timer from the first block's start to the last block's end
 //   outside          the difference: the launch and the end as the GPU does them
-// Median of 300 rounds each. Built and run by `ep/bench/gpu_run.sh profile` (plain nvcc).
+// Median of 300 rounds each; the GPU waits 100 us before each round's kernels, so that the host
+// has queued them all (as the flagship's pass with the host ahead). Built and run by every GPU
+// pass's ep stage and by `ep/bench/gpu_run.sh profile` (plain nvcc).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,6 +27,9 @@ namespace {
 
 struct Big {  // the size of the EP kernels' Args
     char b[232];
+};
+struct Small {
+    char b[8];
 };
 
 __device__ unsigned long long g_stamp[2];  // first start (complemented, atomicMax), last end
@@ -55,20 +61,24 @@ __global__ void empty_kernel() {
 }
 
 // The dispatch's shape. `work` is never set: its body only gives the kernel the dispatch's
-// register count and shared memory, which the launch has to set up.
-template <bool Smem, bool BigArgs>
-__global__ void __launch_bounds__(512, 1) shaped(const __grid_constant__ Big args, const float4* work, float4* out) {
+// registers (128), a stack frame (a local array indexed at run time: 256 bytes a thread; the
+// dispatch has 352) and its shared memory, which the launch has to provide.
+template <bool Smem, class A>
+__global__ void __launch_bounds__(512, 1) shaped(const __grid_constant__ A args, const float4* work, float4* out) {
     __shared__ float4 s[Smem ? 538 : 1];  // 8,608 bytes with Smem
     stamp_start();
     if (work) {
-        float4 r[30];
+        float4 r[28];
+        int frame[64];
 #pragma unroll
-        for (int i = 0; i < 30; ++i) r[i] = work[threadIdx.x + i * 512 + (BigArgs ? args.b[i] : 0)];
+        for (int i = 0; i < 28; ++i) r[i] = work[threadIdx.x + i * 512 + args.b[i % sizeof args.b]];
+        for (int i = 0; i < 64; ++i) frame[(i * 7 + threadIdx.x) % 64] = static_cast<int>(r[i % 28].x);
         s[threadIdx.x % (Smem ? 538 : 1)] = r[0];
         __syncthreads();
         float4 acc = s[(threadIdx.x + 1) % (Smem ? 538 : 1)];
 #pragma unroll
-        for (int i = 0; i < 30; ++i) acc = make_float4(acc.x * r[i].y + r[i].x, acc.y * r[i].z + r[i].w, acc.z + r[i].x, acc.w - r[i].z);
+        for (int i = 0; i < 28; ++i) acc = make_float4(acc.x * r[i].y + r[i].x, acc.y * r[i].z + r[i].w, acc.z + r[i].x, acc.w - r[i].z);
+        acc.x += static_cast<float>(frame[(threadIdx.x * 13) % 64]);
         out[blockIdx.x * 512 + threadIdx.x] = acc;
     }
     stamp_end();
@@ -95,7 +105,7 @@ int main() {
         for (int r = 0; r < kRounds + 20; ++r) {
             const unsigned long long zero[2] = {0, 0};
             CK(cudaMemcpyToSymbolAsync(g_stamp, zero, sizeof zero, 0, cudaMemcpyHostToDevice, s));
-            spin<<<1, 1, 0, s>>>(20000);  // the host ahead: everything below is queued before it ends
+            spin<<<1, 1, 0, s>>>(100000);  // the host ahead (as the flagship's 100 us): all below is queued before it ends
             barrier_stand_in<<<1, 32, 0, s>>>();
             CK(cudaEventRecord(a, s));
             launch();
@@ -112,21 +122,22 @@ int main() {
         const double e = median(ev), k = median(ker);
         std::printf("| %s | %.2f us | %.2f us | %.2f us |\n", name, e, k, e - k);
     };
+    // One part of the dispatch's shape added at a time; the carveout last (it stays set).
     time("empty <<<1, 32>>> (the floor's)", [&] { empty_kernel<<<1, 32, 0, s>>>(); });
-    time("<<<66, 512>>>, 232-byte argument, registers as the dispatch's",
-         [&] { shaped<false, true><<<66, 512, 0, s>>>(big, nullptr, nullptr); });
-    time("<<<66, 512>>>, 8.6 KB shared memory, 232-byte argument",
-         [&] { shaped<true, true><<<66, 512, 0, s>>>(big, nullptr, nullptr); });
-    time("<<<66, 512>>>, 8.6 KB shared memory + 512 B dynamic, 232-byte argument",
-         [&] { shaped<true, true><<<66, 512, 512, s>>>(big, nullptr, nullptr); });
-    CK(cudaFuncSetAttribute(shaped<true, true>, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-    time("the same, carveout set to the most shared memory",
-         [&] { shaped<true, true><<<66, 512, 512, s>>>(big, nullptr, nullptr); });
-    time("<<<132, 512>>> (one block per SM), 8.6 KB shared memory",
-         [&] { shaped<true, true><<<132, 512, 512, s>>>(big, nullptr, nullptr); });
-    time("<<<1, 512>>>, 8.6 KB shared memory", [&] { shaped<true, true><<<1, 512, 512, s>>>(big, nullptr, nullptr); });
+    time("<<<66, 512>>>, 128 registers and the stack frame, 8-byte argument",
+         [&] { shaped<false, Small><<<66, 512, 0, s>>>(Small{}, nullptr, nullptr); });
+    time("+ the 232-byte argument", [&] { shaped<false, Big><<<66, 512, 0, s>>>(big, nullptr, nullptr); });
+    time("+ 8.6 KB of shared memory", [&] { shaped<true, Big><<<66, 512, 0, s>>>(big, nullptr, nullptr); });
+    time("+ 512 B of dynamic shared memory (the dispatch's whole shape)",
+         [&] { shaped<true, Big><<<66, 512, 512, s>>>(big, nullptr, nullptr); });
+    time("the whole shape with 132 blocks (one per SM)", [&] { shaped<true, Big><<<132, 512, 512, s>>>(big, nullptr, nullptr); });
+    time("the whole shape with 1 block", [&] { shaped<true, Big><<<1, 512, 512, s>>>(big, nullptr, nullptr); });
+    CK(cudaFuncSetAttribute(shaped<true, Big>, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    time("the whole shape, carveout set to the most shared memory",
+         [&] { shaped<true, Big><<<66, 512, 512, s>>>(big, nullptr, nullptr); });
     cudaFuncAttributes fa{};
-    CK(cudaFuncGetAttributes(&fa, shaped<true, true>));
-    std::printf("(the shaped kernel: %d registers, %zu bytes of static shared memory)\n", fa.numRegs, fa.sharedSizeBytes);
+    CK(cudaFuncGetAttributes(&fa, shaped<true, Big>));
+    std::printf("(the shaped kernel: %d registers, %zu bytes of local memory a thread, %zu bytes of static shared memory)\n",
+                fa.numRegs, fa.localSizeBytes, fa.sharedSizeBytes);
     return 0;
 }

@@ -46,8 +46,9 @@ def compare(flagship, python):
             for k in ("dispatch_us", "combine_us", "dispatch_ahead_us", "combine_ahead_us", "dispatch_kernel_us",
                       "combine_kernel_us", "dispatch_host_us", "combine_host_us", "dispatch_start_spread_us",
                       "dispatch_from_last_start_us", "combine_start_spread_us", "combine_from_last_start_us"):
-                if k in c and k in p:
-                    out.append(f"{what}, {np} PEs, {k}: {p[k]:.1f} / {c[k]:.1f} us = {p[k] / c[k]:.2f}")
+                if k in c and k in p:  # (a start spread may be 0: no ratio then)
+                    ratio = f"{p[k] / c[k]:.2f}" if c[k] > 0 else "-"
+                    out.append(f"{what}, {np} PEs, {k}: {p[k]:.1f} / {c[k]:.1f} us = {ratio}")
                 else:
                     out.append(f"{what}, {np} PEs, {k}: not measured in both")
     return out

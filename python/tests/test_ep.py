@@ -178,9 +178,9 @@ def test_binding_or_python_checks(shmem, monkeypatch, subclass):
 
 
 def test_kernel_clock(shmem):
-    """The kernel clock (the CPU form: each call's host time): off by default; on, every kind of
-    call whose last call ran with it has a time, the others -1 (a call without hook receives
-    itself: the hooks keep their own)."""
+    """The kernel clock (the GPU form: the kernels' time and their stamps; the CPU form: each
+    call's host time, no stamps): off by default; on, every kind of call whose last call ran with
+    it has a time, the others -1 (a call without hook receives itself: the hooks keep their own)."""
     n = shmem.n_pes()
     buf = shmem.ep.Buffer(shmem.TEAM_WORLD, T_MAX, HIDDEN, PER_PE * n, TOPK, use_fp8=True)
     keys = ("dispatch_us", "dispatch_recv_us", "combine_us", "combine_recv_us")

@@ -102,7 +102,7 @@ def main():
             import py_vs_cpp
             print("\n".join(py_vs_cpp.compare(os.path.join(d, "ep", "flagship.txt"), os.path.join(d, "ep", "python.txt"))))
         print("```")
-    launch = lines(read(d, "ep", "launch_cost.txt"), r"^\||^\(|error")
+    launch = lines(read(d, "ep", "launch_cost.txt"), r"^\||^\(|error|failed")
     if launch:  # ep/bench/launch_cost.cu
         print("\n## Outside a kernel of the dispatch's shape (ep/bench/launch_cost.cu, one process)\n")
         print("\n".join(launch))
