@@ -71,6 +71,8 @@ void device_team_clear(int slot) {
     t = device::Team{};
     cudaMemset(g_published.heap_base + device::dev_barrier_off(slot), 0, device::kDevBarrierBytes);
     cudaMemset(g_published.heap_base + device::dev_epoch_off(slot), 0, 8);
+    cudaMemset(g_published.heap_base + device::dev_push_flag_off(slot), 0, device::kDevPushFlagBytes);
+    cudaMemset(g_published.heap_base + device::dev_push_epoch_off(slot), 0, 8);
     cudaDeviceSynchronize();
     for (auto fn : fills()) fn(&g_published);
 #else

@@ -59,6 +59,30 @@ __global__ void k_reduce(shmem_team_t team, long* lsum, const long* lsrc, double
 }
 
 // `rounds` alltoalls in one kernel by a block, each round's data depending on the last.
+// Small reductions (pushed, not pulled: coll.h's reduce_push) many times in a row by one scope
+// (0 a thread, 1 a warp, 2 the block): the rounds alternate the two halves of the pushed data and
+// every third is in place; each result is checked in the kernel (mismatches counted in *bad).
+__global__ void k_small_reduces(long* dst, long* src, size_t n, int rounds, int scope, int* bad) {
+    const int me = shmem_my_pe(), np = shmem_n_pes();
+    for (int r = 0; r < rounds; ++r) {
+        long* d = r % 3 == 2 ? src : dst;
+        for (size_t i = threadIdx.x; i < n; i += blockDim.x) src[i] = me * 1000L + r * 7L + static_cast<long>(i);
+        __syncthreads();
+        if (scope == 0) {
+            if (threadIdx.x == 0) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, d, src, n);
+        } else if (scope == 1) {
+            if (threadIdx.x < 32) shmemx_long_sum_reduce_warp(SHMEM_TEAM_WORLD, d, src, n);
+        } else {
+            shmemx_long_sum_reduce_block(SHMEM_TEAM_WORLD, d, src, n);
+        }
+        __syncthreads();
+        const long base = 1000L * np * (np - 1) / 2;
+        for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+            if (d[i] != base + np * (r * 7L + static_cast<long>(i))) atomicAdd(bad, 1);
+        __syncthreads();
+    }
+}
+
 __global__ void k_rounds(shmem_team_t team, int* a, int* b, size_t n, int rounds) {
     int np = shmem_team_n_pes(team);
     for (int r = 0; r < rounds; ++r) {
@@ -247,6 +271,28 @@ int main() {
     CHECK(gp[0] == p0 && gp[1] == p1 && gp[2] == 1, "in-place prod: %ld %ld %ld, expected %ld %ld 1", gp[0], gp[1], gp[2], p0, p1);
     shmem_barrier_all();
     if (me == 0) std::printf("ok reductions (sum, max, min, prod, xor; in place and not)\n");
+    {  // small reductions, pushed (up to 512 bytes) and just above (pulled), many in a row
+        long* sd = static_cast<long*>(shmem_malloc(65 * sizeof(long)));
+        long* ss = static_cast<long*>(shmem_malloc(65 * sizeof(long)));
+        int* bad = nullptr;
+        CK(cudaMalloc(&bad, sizeof(int)));
+        for (size_t n : {(size_t)1, (size_t)7, (size_t)64, (size_t)65}) {
+            for (int scope = 0; scope < 3; ++scope) {
+                CK(cudaMemset(bad, 0, sizeof(int)));
+                shmem_barrier_all();
+                k_small_reduces<<<1, 128>>>(sd, ss, n, 20, scope, bad);
+                sync_device();
+                int hbad = 0;
+                CK(cudaMemcpy(&hbad, bad, sizeof hbad, cudaMemcpyDeviceToHost));
+                CHECK(hbad == 0, "small sum reductions of %zu longs by scope %d: %d wrong elements in 20 rounds", n, scope, hbad);
+            }
+        }
+        shmem_barrier_all();
+        CK(cudaFree(bad));
+        shmem_free(ss);
+        shmem_free(sd);
+        if (me == 0) std::printf("ok small reductions (1, 7, 64 and 65 longs; thread, warp, block; 20 rounds each)\n");
+    }
 
     // 4. the host form from a .cu file (the __host__ half of the same name), then 20 rounds in a kernel
     std::vector<int> hs(kN * np);

@@ -4,10 +4,10 @@
 // under the spec names (shmem_alltoallmem, shmem_int_sum_reduce, ...) and shmemx.h-style
 // _warp/_block names.
 //
-// Every collective starts and ends with the team's device barrier (sync_team): at the start
-// every member has entered, so its dest may be written (and, for reductions, its source is
-// ready); at the end every member's pushes have landed (the barrier quiets first) and no
-// member still reads this PE's source. The calling group (thread, warp or block) of every
+// Every collective but a small reduction (reduce_push, below) starts and ends with the team's
+// device barrier (sync_team): at the start every member has entered, so its dest may be written
+// (and, for reductions, its source is ready); at the end every member's pushes have landed (the
+// barrier quiets first) and no member still reads this PE's source. The calling group (thread, warp or block) of every
 // member must make the same call with the same arguments, as on the host.
 //
 // Data movement, per member j (team index) and this PE's index i:
@@ -17,7 +17,9 @@
 //   broadcast  root's source    ->  dest on every member (the root's own dest included)
 //   reduce     dest[k] = op over members of source[k], each PE reading every member's source;
 //              in place (dest == source) it reads a round of elements into registers, passes a
-//              barrier, then writes them, so no member reads a value already overwritten.
+//              barrier, then writes them, so no member reads a value already overwritten. A small
+//              one (reduce_push) is pushed instead: each member's source to every member, then a
+//              flag, no barrier.
 #pragma once
 #if defined(__CUDACC__)
 #include <stddef.h>
@@ -146,10 +148,71 @@ __device__ __forceinline__ void fold_members(const State& s, int slot, int upto,
     }
 }
 
+// A small reduction (at most kPushBytes in a team of at most kPushMembers) pushes instead of
+// pulling: each member puts its source into its slot of every other member's data region of this
+// team slot (by the call's parity) and then a flag there, and folds its own region in team order
+// once every member's flag has come: one message each way instead of two barriers and a read of
+// every member's source. The parity's reuse is safe without a barrier at the end: a member
+// writes parity p again two calls later only after it has this member's data of the call
+// between, which this member sends after its fold of this call returned.
+template <class Coop, class T, class Op>
+__device__ __forceinline__ void reduce_push(const State& s, int slot, T* dest, const T* source, size_t n, const char* call) {
+    const Team& t = s.teams[slot];
+    const int me = t.my_index;
+    if (n) {  // (the source's range is checked as the pull checks every member's)
+        peer(s, source, s.my_pe, call);
+        peer(s, source + (n - 1), s.my_pe, call);
+    }
+    auto* epoch_p = reinterpret_cast<unsigned long long*>(s.heap_base + dev_push_epoch_off(slot));
+    Coop::sync();  // every lane reads the epoch before lane 0 moves it
+    const unsigned long long epoch = *reinterpret_cast<volatile unsigned long long*>(epoch_p) + 1;
+    Coop::sync();
+    const size_t half = static_cast<size_t>(epoch & 1);
+    char* data = s.heap_base + dev_push_data_off(slot) + half * kPushMembers * kPushBytes;
+    auto* flags = reinterpret_cast<unsigned long long*>(s.heap_base + dev_push_flag_off(slot)) + half * kPushMembers;
+    for (int k = 1; k < t.size; ++k)
+        put<Coop, true>(s, data + static_cast<size_t>(me) * kPushBytes, source, n * sizeof(T), t.members[(me + k) % t.size], call);
+    Coop::sync();
+    if (Coop::rank() == 0) {
+        *epoch_p = epoch;
+        fence(s);  // the data before the flags (remote puts completed)
+        for (int k = 1; k < t.size; ++k) {
+            const int to = t.members[(me + k) % t.size];
+            if (unsigned long long* f = peer(s, flags + me, to, call)) *reinterpret_cast<volatile unsigned long long*>(f) = epoch;
+            else remote::put_value(s, to, heap_off(s, flags + me), epoch, 8);
+        }
+        for (int k = 1; k < t.size; ++k) {
+            const int j = (me + k) % t.size;
+            Patience p;
+            while (*reinterpret_cast<volatile unsigned long long*>(flags + j) < epoch)
+                p.tick(s, [&](const char* what, double sec) {
+                    printf("kishmem: PE %d: %s (device, block %d thread %d): %s after %.1f s for PE %d's part (team slot %d, "
+                           "reduction %llu): has it reached the same reduction?\n",
+                           s.my_pe, call, blockIdx.x, threadIdx.x, what, sec, t.members[j], slot, epoch);
+                });
+        }
+        fence(s);  // the flags before the data's loads
+    }
+    Coop::sync();
+    for (size_t i = Coop::rank(); i < n; i += Coop::size()) {
+        T acc = T{};
+        for (int j = 0; j < t.size; ++j) {
+            const T v = j == me ? source[i] : load_l2(reinterpret_cast<const T*>(data + static_cast<size_t>(j) * kPushBytes) + i);
+            acc = j == 0 ? v : Op::template f<T>(acc, v);
+        }
+        dest[i] = acc;
+    }
+    Coop::sync();
+}
+
 template <class Coop, class T, class Op>
 __device__ __forceinline__ int reduce(const State& s, const void* team, T* dest, const T* source, size_t n,
                                       const char* call) {
     const int slot = team_slot_or_trap(s, team, call);
+    if (n * sizeof(T) <= kPushBytes && s.teams[slot].size <= kPushMembers) {
+        reduce_push<Coop, T, Op>(s, slot, dest, source, n, call);
+        return 0;
+    }
     sync_team<Coop>(s, slot, call);
     fold_members<Coop, T, Op>(s, slot, s.teams[slot].size, dest, source, n, call);
     sync_team<Coop>(s, slot, call);

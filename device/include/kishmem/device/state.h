@@ -27,12 +27,29 @@ constexpr int kMaxPes = 128;  // PEs whose heaps one device state can name
 //   [t * 512, +512)           team slot t's barrier flags: 2 parities x 32 rounds x 8 B
 //                             (written by peers); t < kMaxTeams, so [0, 32 KiB)
 //   [32 KiB + t * 8, +8)      this PE's device barrier epoch of team slot t (this PE only)
+//   [33 KiB + t * 8, +8)      this PE's pushed-reduction epoch of team slot t (this PE only)
+//   [34 KiB + t * 256, +256)  team slot t's pushed-reduction flags: 2 parities x kPushMembers x
+//                             8 B (written by peers): [34 KiB, 50 KiB)
+//   [64 KiB + t * 16 KiB, +16 KiB)  team slot t's pushed-reduction data: 2 parities x
+//                             kPushMembers x kPushBytes (written by peers): [64 KiB, 1088 KiB)
 //   [kDevReserved, size)      user allocations
+// (coll.h's reduce pushes a reduction of at most kPushBytes in a team of at most kPushMembers.)
+constexpr int kPushMembers = 16;
+constexpr size_t kPushBytes = 512;
 constexpr size_t kDevBarrierBytes = 2 * 32 * 8;
 constexpr size_t kDevEpochBase = 32 * 1024;
-constexpr size_t kDevReserved = 64 * 1024;
+constexpr size_t kDevPushEpochBase = 33 * 1024;
+constexpr size_t kDevPushFlagBase = 34 * 1024, kDevPushFlagBytes = 2 * kPushMembers * 8;
+constexpr size_t kDevPushDataBase = 64 * 1024, kDevPushDataBytes = 2 * kPushMembers * kPushBytes;
+constexpr size_t kDevReserved = kDevPushDataBase + kMaxTeams * kDevPushDataBytes;
+static_assert(kDevEpochBase + kMaxTeams * 8 <= kDevPushEpochBase && kDevPushEpochBase + kMaxTeams * 8 <= kDevPushFlagBase &&
+                  kDevPushFlagBase + kMaxTeams * kDevPushFlagBytes <= kDevPushDataBase,
+              "the device heap map's regions overlap");
 KISHMEM_HD constexpr size_t dev_barrier_off(int slot) { return static_cast<size_t>(slot) * kDevBarrierBytes; }
 KISHMEM_HD constexpr size_t dev_epoch_off(int slot) { return kDevEpochBase + static_cast<size_t>(slot) * 8; }
+KISHMEM_HD constexpr size_t dev_push_epoch_off(int slot) { return kDevPushEpochBase + static_cast<size_t>(slot) * 8; }
+KISHMEM_HD constexpr size_t dev_push_flag_off(int slot) { return kDevPushFlagBase + static_cast<size_t>(slot) * kDevPushFlagBytes; }
+KISHMEM_HD constexpr size_t dev_push_data_off(int slot) { return kDevPushDataBase + static_cast<size_t>(slot) * kDevPushDataBytes; }
 
 // A team as kernels see it: the host handle (shmem_team_t) as a key, and the members.
 struct Team {
