@@ -58,10 +58,10 @@ __global__ void k_reduce(shmem_team_t team, long* lsum, const long* lsrc, double
     if (threadIdx.x == 0) shmem_long_prod_reduce(team, prod, prod, 3);
 }
 
-// `rounds` alltoalls in one kernel by a block, each round's data depending on the last.
 // Small reductions (pushed, not pulled: coll.h's reduce_push) many times in a row by one scope
-// (0 a thread, 1 a warp, 2 the block): the rounds alternate the two halves of the pushed data and
-// every third is in place; each result is checked in the kernel (mismatches counted in *bad).
+// (0 a thread, 1 a warp, 2 the block): the rounds alternate the two halves of the pushed data,
+// every third is in place and every fourth is followed by the team's barrier (the two mixed on
+// one team); each result is checked in the kernel (mismatches counted in *bad).
 __global__ void k_small_reduces(long* dst, long* src, size_t n, int rounds, int scope, int* bad) {
     const int me = shmem_my_pe(), np = shmem_n_pes();
     for (int r = 0; r < rounds; ++r) {
@@ -75,6 +75,15 @@ __global__ void k_small_reduces(long* dst, long* src, size_t n, int rounds, int 
         } else {
             shmemx_long_sum_reduce_block(SHMEM_TEAM_WORLD, d, src, n);
         }
+        if (r % 4 == 3) {
+            if (scope == 0) {
+                if (threadIdx.x == 0) shmem_team_sync(SHMEM_TEAM_WORLD);
+            } else if (scope == 1) {
+                if (threadIdx.x < 32) shmemx_team_sync_warp(SHMEM_TEAM_WORLD);
+            } else {
+                shmemx_team_sync_block(SHMEM_TEAM_WORLD);
+            }
+        }
         __syncthreads();
         const long base = 1000L * np * (np - 1) / 2;
         for (size_t i = threadIdx.x; i < n; i += blockDim.x)
@@ -83,6 +92,7 @@ __global__ void k_small_reduces(long* dst, long* src, size_t n, int rounds, int 
     }
 }
 
+// `rounds` alltoalls in one kernel by a block, each round's data depending on the last.
 __global__ void k_rounds(shmem_team_t team, int* a, int* b, size_t n, int rounds) {
     int np = shmem_team_n_pes(team);
     for (int r = 0; r < rounds; ++r) {
@@ -276,7 +286,7 @@ int main() {
         long* ss = static_cast<long*>(shmem_malloc(65 * sizeof(long)));
         int* bad = nullptr;
         CK(cudaMalloc(&bad, sizeof(int)));
-        for (size_t n : {(size_t)1, (size_t)7, (size_t)64, (size_t)65}) {
+        for (size_t n : {(size_t)0, (size_t)1, (size_t)7, (size_t)64, (size_t)65}) {
             for (int scope = 0; scope < 3; ++scope) {
                 CK(cudaMemset(bad, 0, sizeof(int)));
                 shmem_barrier_all();
@@ -291,7 +301,7 @@ int main() {
         CK(cudaFree(bad));
         shmem_free(ss);
         shmem_free(sd);
-        if (me == 0) std::printf("ok small reductions (1, 7, 64 and 65 longs; thread, warp, block; 20 rounds each)\n");
+        if (me == 0) std::printf("ok small reductions (0, 1, 7, 64 and 65 longs; thread, warp, block; 20 rounds each, with barriers)\n");
     }
 
     // 4. the host form from a .cu file (the __host__ half of the same name), then 20 rounds in a kernel

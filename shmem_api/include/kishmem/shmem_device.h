@@ -298,6 +298,9 @@ KISHMEM_D_FN(int, alltoallsmem, (shmem_team_t t, void *d, const void *s, ptrdiff
                                                          static_cast<const unsigned char *>(s), dst, sst, n,
                                                          "shmem_alltoallsmem"))
 
+/* Reductions (device): dest is complete on return and source may be reused; one of at most 512
+   bytes in a team of at most 16 does not synchronize the team (kishmem/device/coll.h,
+   reduce_push): before putting into another member's dest or source, pass a barrier. */
 #define KISHMEM_D_REDUCE(T, N, OP, OPT)                                                           \
     KISHMEM_D_FN(int, N##_##OP##_reduce, (shmem_team_t t, T * d, const T *s, size_t n), (t, d, s, n), \
              return KISHMEM_D::reduce<KISHMEM_D::Thread, T, KISHMEM_D::OPT>(KISHMEM_D_STATE, t, d, s, n, "shmem_" #N "_" #OP "_reduce"))

@@ -154,7 +154,11 @@ __device__ __forceinline__ void fold_members(const State& s, int slot, int upto,
 // once every member's flag has come: one message each way instead of two barriers and a read of
 // every member's source. The parity's reuse is safe without a barrier at the end: a member
 // writes parity p again two calls later only after it has this member's data of the call
-// between, which this member sends after its fold of this call returned.
+// between, which this member sends after its fold of this call returned. What the spec asks of a
+// reduction holds (on return dest is complete and source may be reused: no member reads it), but
+// unlike the pull it does not synchronize the team: when it returns here, other members may still
+// be folding into their dest, so a put into another member's dest or source after it needs a
+// barrier first (as the spec says of every reduction).
 template <class Coop, class T, class Op>
 __device__ __forceinline__ void reduce_push(const State& s, int slot, T* dest, const T* source, size_t n, const char* call) {
     const Team& t = s.teams[slot];
@@ -164,9 +168,9 @@ __device__ __forceinline__ void reduce_push(const State& s, int slot, T* dest, c
         peer(s, source + (n - 1), s.my_pe, call);
     }
     auto* epoch_p = reinterpret_cast<unsigned long long*>(s.heap_base + dev_push_epoch_off(slot));
-    Coop::sync();  // every lane reads the epoch before lane 0 moves it
+    Coop::sync();  // (after the group's last call: lane 0 wrote the epoch there)
     const unsigned long long epoch = *reinterpret_cast<volatile unsigned long long*>(epoch_p) + 1;
-    Coop::sync();
+    Coop::sync();  // every lane has read the epoch before lane 0 moves it (below)
     const size_t half = static_cast<size_t>(epoch & 1);
     char* data = s.heap_base + dev_push_data_off(slot) + half * kPushMembers * kPushBytes;
     auto* flags = reinterpret_cast<unsigned long long*>(s.heap_base + dev_push_flag_off(slot)) + half * kPushMembers;
@@ -209,7 +213,7 @@ template <class Coop, class T, class Op>
 __device__ __forceinline__ int reduce(const State& s, const void* team, T* dest, const T* source, size_t n,
                                       const char* call) {
     const int slot = team_slot_or_trap(s, team, call);
-    if (n * sizeof(T) <= kPushBytes && s.teams[slot].size <= kPushMembers) {
+    if (n <= kPushBytes / sizeof(T) && s.teams[slot].size <= kPushMembers) {
         reduce_push<Coop, T, Op>(s, slot, dest, source, n, call);
         return 0;
     }
