@@ -62,26 +62,26 @@ __global__ void k_reduce(shmem_team_t team, long* lsum, const long* lsrc, double
 // (0 a thread, 1 a warp, 2 the block): the rounds alternate the two halves of the pushed data,
 // every third is in place and every fourth is followed by the team's barrier (the two mixed on
 // one team); each result is checked in the kernel (mismatches counted in *bad).
-__global__ void k_small_reduces(long* dst, long* src, size_t n, int rounds, int scope, int* bad) {
-    const int me = shmem_my_pe(), np = shmem_n_pes();
+__global__ void k_small_reduces(shmem_team_t team, long* dst, long* src, size_t n, int rounds, int scope, int* bad) {
+    const int me = shmem_team_my_pe(team), np = shmem_team_n_pes(team);
     for (int r = 0; r < rounds; ++r) {
         long* d = r % 3 == 2 ? src : dst;
         for (size_t i = threadIdx.x; i < n; i += blockDim.x) src[i] = me * 1000L + r * 7L + static_cast<long>(i);
         __syncthreads();
         if (scope == 0) {
-            if (threadIdx.x == 0) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, d, src, n);
+            if (threadIdx.x == 0) shmem_long_sum_reduce(team, d, src, n);
         } else if (scope == 1) {
-            if (threadIdx.x < 32) shmemx_long_sum_reduce_warp(SHMEM_TEAM_WORLD, d, src, n);
+            if (threadIdx.x < 32) shmemx_long_sum_reduce_warp(team, d, src, n);
         } else {
-            shmemx_long_sum_reduce_block(SHMEM_TEAM_WORLD, d, src, n);
+            shmemx_long_sum_reduce_block(team, d, src, n);
         }
         if (r % 4 == 3) {
             if (scope == 0) {
-                if (threadIdx.x == 0) shmem_team_sync(SHMEM_TEAM_WORLD);
+                if (threadIdx.x == 0) shmem_team_sync(team);
             } else if (scope == 1) {
-                if (threadIdx.x < 32) shmemx_team_sync_warp(SHMEM_TEAM_WORLD);
+                if (threadIdx.x < 32) shmemx_team_sync_warp(team);
             } else {
-                shmemx_team_sync_block(SHMEM_TEAM_WORLD);
+                shmemx_team_sync_block(team);
             }
         }
         __syncthreads();
@@ -281,27 +281,44 @@ int main() {
     CHECK(gp[0] == p0 && gp[1] == p1 && gp[2] == 1, "in-place prod: %ld %ld %ld, expected %ld %ld 1", gp[0], gp[1], gp[2], p0, p1);
     shmem_barrier_all();
     if (me == 0) std::printf("ok reductions (sum, max, min, prod, xor; in place and not)\n");
-    {  // small reductions, pushed (up to 512 bytes) and just above (pulled), many in a row
+    {  // small reductions, pushed (up to 512 bytes) and just above (pulled), many in a row: on the
+       // world, on the even PEs, and on a team made, destroyed and made again (its slot reused)
         long* sd = static_cast<long*>(shmem_malloc(65 * sizeof(long)));
         long* ss = static_cast<long*>(shmem_malloc(65 * sizeof(long)));
         int* bad = nullptr;
         CK(cudaMalloc(&bad, sizeof(int)));
-        for (size_t n : {(size_t)0, (size_t)1, (size_t)7, (size_t)64, (size_t)65}) {
-            for (int scope = 0; scope < 3; ++scope) {
-                CK(cudaMemset(bad, 0, sizeof(int)));
-                shmem_barrier_all();
-                k_small_reduces<<<1, 128>>>(sd, ss, n, 20, scope, bad);
-                sync_device();
-                int hbad = 0;
-                CK(cudaMemcpy(&hbad, bad, sizeof hbad, cudaMemcpyDeviceToHost));
-                CHECK(hbad == 0, "small sum reductions of %zu longs by scope %d: %d wrong elements in 20 rounds", n, scope, hbad);
+        auto small_reduces = [&](shmem_team_t team, const char* what) {
+            for (size_t n : {(size_t)0, (size_t)1, (size_t)7, (size_t)64, (size_t)65}) {
+                for (int scope = 0; scope < 3; ++scope) {
+                    CK(cudaMemset(bad, 0, sizeof(int)));
+                    shmem_team_sync(team);
+                    k_small_reduces<<<1, 128>>>(team, sd, ss, n, 20, scope, bad);
+                    sync_device();
+                    int hbad = 0;
+                    CK(cudaMemcpy(&hbad, bad, sizeof hbad, cudaMemcpyDeviceToHost));
+                    CHECK(hbad == 0, "small sum reductions on %s of %zu longs by scope %d: %d wrong elements in 20 rounds", what,
+                          n, scope, hbad);
+                }
             }
+            shmem_team_sync(team);
+        };
+        small_reduces(SHMEM_TEAM_WORLD, "the world");
+        if (evens != SHMEM_TEAM_INVALID) small_reduces(evens, "the even PEs");
+        shmem_barrier_all();
+        for (int again = 0; again < 2; ++again) {
+            shmem_team_t t = SHMEM_TEAM_INVALID;
+            shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, np, nullptr, 0, &t);
+            CHECK(t != SHMEM_TEAM_INVALID, "split of the world for the small reductions");
+            small_reduces(t, again ? "a team made again" : "a team made");
+            shmem_team_destroy(t);
         }
         shmem_barrier_all();
         CK(cudaFree(bad));
         shmem_free(ss);
         shmem_free(sd);
-        if (me == 0) std::printf("ok small reductions (0, 1, 7, 64 and 65 longs; thread, warp, block; 20 rounds each, with barriers)\n");
+        if (me == 0)
+            std::printf("ok small reductions (0, 1, 7, 64 and 65 longs; thread, warp, block; 20 rounds each, with barriers; "
+                        "world, even PEs, a team made twice)\n");
     }
 
     // 4. the host form from a .cu file (the __host__ half of the same name), then 20 rounds in a kernel
