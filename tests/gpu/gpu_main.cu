@@ -26,6 +26,7 @@ int main() {
     for (int i = 0; i < n; ++i) h[i] = me * 100000 + i;
     CK(cudaMemcpy(src, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     CK(cudaMemset(dst, 0xff, n * sizeof(int)));
+    sync_device();  // (a memset may still run after it returns: done before any peer writes or reads)
     shmem_barrier_all();
     launch_ring_put(dst, src, n);
     sync_device();
@@ -73,6 +74,7 @@ int main() {
     char* rbuf = (char*)shmem_malloc(bytes);
     uint64_t* sig = (uint64_t*)shmem_calloc(1, sizeof(uint64_t));
     CK(cudaMemset(sbuf, 0x30 + me, bytes));
+    sync_device();
     shmem_barrier_all();
     launch_signal(rbuf, sbuf, bytes, sig, 10);
     sync_device();
@@ -95,6 +97,7 @@ int main() {
                               (size_t)4096, (size_t)4097, (size_t)65536 + 3}) {
                 CK(cudaMemset(rbuf, 0, sz + 32));
                 CK(cudaMemset(sbuf, 0x41 + scope + me, sz + 32));
+                sync_device();  // (else a peer's get may read sbuf before the memset ran: seen at 4 PEs)
                 shmem_barrier_all();
                 launch_coop_put(rbuf + off, sbuf + off, sz, scope);
                 sync_device();
