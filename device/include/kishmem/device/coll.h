@@ -7,8 +7,8 @@
 // Every collective but a small reduction (reduce_push, below) starts and ends with the team's
 // device barrier (sync_team): at the start every member has entered, so its dest may be written
 // (and, for reductions, its source is ready); at the end every member's pushes have landed (the
-// barrier quiets first) and no member still reads this PE's source. The calling group (thread, warp or block) of every
-// member must make the same call with the same arguments, as on the host.
+// barrier quiets first) and no member still reads this PE's source. The calling group (thread,
+// warp or block) of every member must make the same call with the same arguments, as on the host.
 //
 // Data movement, per member j (team index) and this PE's index i:
 //   alltoall   source + j * n  ->  dest + i * n on member j   (starting at j = i + 1: the
