@@ -50,6 +50,14 @@ run() {  # run NAME NP ENV... -- ARGS: the flagship
   local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
   job flagship.txt "$name" "$np" "${envs[@]}" -- build-gpu/examples/04_moe_ep "$@"
 }
+# one_process NAME: ep/bench/NAME.cu built with plain nvcc and run (one process), its output in
+# $RES/NAME.txt and on the console; a failed build or run counts as a failure.
+one_process() {
+  if nvcc -O3 -arch=sm_90 -std=c++17 -Idevice/include "ep/bench/$1.cu" -lcuda -o "$T/$1" > "$RES/$1.txt" 2>&1; then
+    "$T/$1" >> "$RES/$1.txt" 2>&1 || fails=$((fails + 1))
+  else fails=$((fails + 1)); fi
+  cat "$RES/$1.txt"
+}
 py=(PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 --)
 if [[ $mode == profile ]]; then
   for np in 2 4; do
@@ -62,12 +70,7 @@ if [[ $mode == profile ]]; then
   # bytes; what each CUDA call of a call's host path costs; what ordering data before a flag costs;
   # dispatch's first phase (ranks, reservation, check) done four ways; what the GPU spends outside
   # a kernel of the dispatch's shape (its launch and its end).
-  for b in reduce_bw host_cost signal_cost entry_cost launch_cost; do
-    if nvcc -O3 -arch=sm_90 -std=c++17 -Idevice/include "ep/bench/$b.cu" -lcuda -o "$T/$b" > "$RES/$b.txt" 2>&1; then
-      "$T/$b" >> "$RES/$b.txt" 2>&1 || fails=$((fails + 1))
-    else fails=$((fails + 1)); fi
-    cat "$RES/$b.txt"
-  done
+  for b in reduce_bw host_cost signal_cost entry_cost launch_cost; do one_process "$b"; done
   exit $fails
 fi
 if [[ $mode == python ]]; then
@@ -134,8 +137,5 @@ elif nvshmem_build ep/bench/nvshmem_alltoall.cu build-gpu/nvshmem/nv_a2a; then
 else echo "NVSHMEM not built: $(tail -5 "$RES/nvshmem_build.log")"; fi
 # What the GPU spends outside a kernel of the dispatch's shape (one process, plain nvcc; built
 # here, after the timed runs, so that its build does not share the host with them).
-if nvcc -O3 -arch=sm_90 -std=c++17 -Idevice/include ep/bench/launch_cost.cu -o "$T/launch_cost" > "$RES/launch_cost.txt" 2>&1; then
-  "$T/launch_cost" >> "$RES/launch_cost.txt" 2>&1 || fails=$((fails + 1))
-else fails=$((fails + 1)); fi
-cat "$RES/launch_cost.txt"
+one_process launch_cost
 exit $fails
