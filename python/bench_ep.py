@@ -140,7 +140,13 @@ def start_spread(st):
 def main():
     ap = shape_args(__doc__.split("\n")[0], 50)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--experts", choices=("rows", "none"), default="rows",
+                    help="rows: identity experts over the rows any expert received (the default); none: no expert "
+                         "work between the calls (the combine sends what the buffer holds: a measurement of what the "
+                         "experts' traffic costs the calls around it; no --check)")
     a = ap.parse_args()
+    if a.check and a.experts == "none":
+        ap.error("--check needs --experts rows")
     me, n, dev, x, idx, w, buf = setup(a)
     gpu = dev.type == "cuda"
     T, H, K, L = a.tokens, a.hidden, a.topk, a.experts_per_pe
@@ -200,7 +206,8 @@ def main():
             # write rows [0, count) only: all R rows of every expert would be [L, R, H] bf16 written
             # each round, 117 MB at 2 PEs, and on one GPU the combine's reads would then miss its L2)
             y = buf.get_next_low_latency_combine_buffer(h)
-            experts(rx, y, rows, fp8)
+            if a.experts == "rows":
+                experts(rx, y, rows, fp8)
             barrier(ahead)
             (out, _, chook), hc = call(
                 4, lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True, return_recv_hook=hooked, out=out_buf))
@@ -243,7 +250,8 @@ def main():
         barrier(ahead=True)
         rx, cnt, h, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
         y = buf.get_next_low_latency_combine_buffer(h)
-        experts(rx, y, rows, fp8)  # (as the flagship's pass: the combine then finds the rows where the experts left them)
+        if a.experts == "rows":
+            experts(rx, y, rows, fp8)  # (as the flagship's pass: the combine then finds the rows where the experts left them)
         barrier(ahead=True)
         buf.low_latency_combine(y, idx, w, h, zero_copy=True)
         if gpu:
