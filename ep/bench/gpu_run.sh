@@ -109,6 +109,11 @@ for i in $(seq "${EP_NP8_RUNS:-3}"); do
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 max-nodes 8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5 --max-nodes 8
 done
+# Fewer send blocks than the SMs' share (33 a PE at 4 PEs, 16 at 8: the PEs' blocks then fill
+# every SM, one 512-thread block of 128 registers each): whether the last PE's late start is its
+# blocks waiting for SMs the other PEs' blocks hold, or the barrier's release.
+run "ldst np4 fp8 sms 16" 4 KISHMEM_REMOTE=auto -- --format fp8 --sms 16
+EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 sms 8" 8 KISHMEM_REMOTE=auto -- --iters 5 --sms 8
 for path in ibgda proxy; do EP_BIND=none run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 # From Python as users run it (issue 24): the MoE layer example at 2 and 4 PEs, and DeepEP's
 # low-latency table at the flagship's default shape beside the C++ flagship's rows above, as ratios.

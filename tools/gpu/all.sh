@@ -31,7 +31,7 @@ ALL_STAGES=(tests progress ep hosts bench sanitize)
 # tests 129, progress 91-100, ep 163-166 (with its bind-none rows), hosts 99-104 for its 18 jobs
 # (a job that would not have half its time limit left in the budget is left out and fails the stage;
 # the CPU proxy between hosts alone takes 3 s per MoE round).
-declare -A BUDGET=([build]=70 [tests]=160 [progress]=120 [ep]=210 [hosts]=155 [bench]=25 [sanitize]=40)
+declare -A BUDGET=([build]=70 [tests]=160 [progress]=120 [ep]=240 [hosts]=155 [bench]=25 [sanitize]=40)
 # GPU_BUDGET_<stage>=SECONDS overrides one (a longer run of one stage, e.g. EP_NP8_RUNS=20 for ep).
 for s in "${!BUDGET[@]}"; do v=GPU_BUDGET_$s; [[ -n ${!v:-} ]] && BUDGET[$s]=${!v}; done
 
