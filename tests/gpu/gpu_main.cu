@@ -86,15 +86,18 @@ int main() {
 
     // 5. thread / warp / block puts (scopes 0-2) and gets (3-5) of odd sizes and alignments: both
     // ends one byte past 16-byte alignment (the copy's general path), and both 16-byte aligned (up
-    // to 16 bytes a lane: the path with no loop, with its 8-byte and byte tails, a tail in the last
-    // lane, and the sizes on either side of one word a lane (16, 512, 4096 bytes); above: the
-    // loops). Every byte of the 32 around the range is checked to be untouched.
+    // to 64 bytes a lane: the paths with no loop, with their 8-byte and byte tails, a tail in the
+    // last lane, and the sizes on either side of one and of four words a lane: 16 and 64 bytes by a
+    // thread, 512 and 2048 by a warp, 4096 and 16384 by a block of 256; above: the loops). Every
+    // byte of the 32 around the range is checked to be untouched.
     for (size_t off : {(size_t)1, (size_t)16}) {
         for (int scope = 0; scope < 6; ++scope) {
             const int from = scope < 3 ? left : (me + 1) % np;  // whose sbuf lands in this PE's rbuf
             for (size_t sz : {(size_t)1, (size_t)7, (size_t)12, (size_t)15, (size_t)16, (size_t)17, (size_t)24,
-                              (size_t)28, (size_t)64, (size_t)100, (size_t)511, (size_t)512, (size_t)513, (size_t)4095,
-                              (size_t)4096, (size_t)4097, (size_t)65536 + 3}) {
+                              (size_t)28, (size_t)40, (size_t)63, (size_t)64, (size_t)65, (size_t)100, (size_t)511,
+                              (size_t)512, (size_t)513, (size_t)2047, (size_t)2048, (size_t)2049, (size_t)4095,
+                              (size_t)4096, (size_t)4097, (size_t)16383, (size_t)16384, (size_t)16385,
+                              (size_t)65536 + 3}) {
                 CK(cudaMemset(rbuf, 0, sz + 32));
                 CK(cudaMemset(sbuf, 0x41 + scope + me, sz + 32));
                 sync_device();  // (else a peer's get may read sbuf before the memset ran: seen at 4 PEs)

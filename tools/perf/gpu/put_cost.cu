@@ -12,11 +12,9 @@
 // the destination allocation):
 //   api        device::put_nbi<Warp> (or <Thread>) to PE 0: what shmemx_putmem_nbi_warp runs
 //   api-copy   the library's copy<Warp> and sync, the address looked up once before the loop
-//   four-words api-copy with the path that has no loop widened from one 16-byte word a lane to
-//              four (both ends 16-byte aligned): a candidate for the 2 KiB warp put and the
-//              32-64-byte thread put, which still take the loops
 // (api-inline and api-onecall, the lookup inline and one call for unmapped PEs, were measured at
-// 9408c68 and are in the library since: docs/gpu.md.)
+// 9408c68, and four-words, the path with no loop widened to four 16-byte words a lane, at
+// 6fd0592; all are in the library since: docs/gpu.md.)
 // Each: median over 7 launches of one warp (or thread) doing 2000 puts, ns per put.
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I device/include -I shmem_api/include tools/perf/gpu/put_cost.cu -o put_cost
 //   ./put_cost
@@ -34,8 +32,8 @@
 namespace kd = kishmem::device;
 __constant__ kd::State g_state;  // one PE (0): its heap is the destination allocation
 
-enum Way { kToday, kLdg, kNoSync, kHeld, kLaneWords, kApi, kApiCopy, kFourWords, kWays };
-const char* kNames[kWays] = {"today", "ldg", "nosync", "held", "lane-words", "api", "api-copy", "four-words"};
+enum Way { kToday, kLdg, kNoSync, kHeld, kLaneWords, kApi, kApiCopy, kWays };
+const char* kNames[kWays] = {"today", "ldg", "nosync", "held", "lane-words", "api", "api-copy"};
 
 template <int Way, class T>
 __device__ __forceinline__ T load(const T* p) {
@@ -57,37 +55,15 @@ __device__ __forceinline__ void copy(char* d, const char* s, size_t n, unsigned 
         reinterpret_cast<uint64_t*>(d + done)[i] = load<Way>(reinterpret_cast<const uint64_t*>(s + done) + i);
 }
 
-// four-words' copy: up to four 16-byte words a lane with no loop (each lane's loads first, then
-// its stores; one lane the tail), else the library's copy.
-template <class Coop>
-__device__ __forceinline__ void copy_four(char* d, const char* s, size_t n) {
-    const unsigned r = Coop::rank(), k = Coop::size();
-    if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 15) != 0 || n > 64 * static_cast<size_t>(k)) {
-        kd::copy<Coop>(d, s, n);
-        return;
-    }
-    const unsigned nw = static_cast<unsigned>(n / 16);
-    int4 w[4];
-#pragma unroll
-    for (unsigned j = 0; j < 4; ++j)
-        if (r + j * k < nw) w[j] = reinterpret_cast<const int4*>(s)[r + j * k];
-#pragma unroll
-    for (unsigned j = 0; j < 4; ++j)
-        if (r + j * k < nw) reinterpret_cast<int4*>(d)[r + j * k] = w[j];
-    if (n % 16 != 0 && r == nw % k)
-        for (size_t at = nw * 16; at < n; ++at) d[at] = s[at];
-}
-
 // The library's ways, by one cooperation scope.
 template <int Way, class Coop>
 __device__ void api_loop(char* dst, const char* src, size_t n, int iters) {
     if constexpr (Way == kApi) {
         for (int i = 0; i < iters; ++i) kd::put_nbi<Coop>(g_state, dst, src, n, 0, "put_cost");
-    } else {  // api-copy, four-words: the address looked up once
+    } else {  // api-copy: the address looked up once
         char* d = kd::peer(g_state, dst, 0, "put_cost");
         for (int i = 0; i < iters; ++i) {
-            if constexpr (Way == kFourWords) copy_four<Coop>(d, src, n);
-            else kd::copy<Coop>(d, src, n);
+            kd::copy<Coop>(d, src, n);
             Coop::sync();
         }
     }
@@ -119,16 +95,14 @@ __global__ void put_loop(char* dst, const char* src, size_t n, int iters) {
     }
 }
 
-// The library's copy and four-words' checked before they are timed: every size up to 64 bytes a
+// The library's copy checked before it is timed: every size up to 64 bytes a
 // lane and a few above, both ends 16-byte aligned, by a thread and a warp, every byte of the
 // 4 KiB around checked.
-template <bool Four>
 __global__ void copy_once(char* dst, const char* src, size_t n) {
-    if (blockDim.x == 32) Four ? copy_four<kd::Warp>(dst, src, n) : kd::copy<kd::Warp>(dst, src, n);
-    else Four ? copy_four<kd::Thread>(dst, src, n) : kd::copy<kd::Thread>(dst, src, n);
+    if (blockDim.x == 32) kd::copy<kd::Warp>(dst, src, n);
+    else kd::copy<kd::Thread>(dst, src, n);
 }
 
-template <bool Four>
 bool check_copy(char* dst, char* src) {
     std::vector<char> pat(4096), got(4096);
     for (size_t i = 0; i < pat.size(); ++i) pat[i] = static_cast<char>(i * 7 + 3);
@@ -136,13 +110,13 @@ bool check_copy(char* dst, char* src) {
     for (int threads : {1, 32}) {
         for (size_t n = 0; n <= 64 * static_cast<size_t>(threads) + 40; ++n) {
             CK(cudaMemset(dst, 0, 4096));
-            copy_once<Four><<<1, threads>>>(dst + 16, src + 16, n);
+            copy_once<<<1, threads>>>(dst + 16, src + 16, n);
             CK(cudaMemcpy(got.data(), dst, 4096, cudaMemcpyDeviceToHost));
             for (size_t i = 0; i < 4096; ++i) {
                 const char want = i >= 16 && i < 16 + n ? pat[i] : 0;
                 if (got[i] != want) {
-                    std::printf("FAIL: %s copy, %d thread(s), %zu bytes: byte %zu is %d, not %d\n",
-                                Four ? "four-words" : "the library's", threads, n, i, got[i], want);
+                    std::printf("FAIL: the library's copy, %d thread(s), %zu bytes: byte %zu is %d, not %d\n", threads,
+                                n, i, got[i], want);
                     return false;
                 }
             }
@@ -188,9 +162,9 @@ int main() {
     CK(cudaMemcpyToSymbol(g_state, &st, sizeof st));
     cudaDeviceProp prop{};
     CK(cudaGetDeviceProperties(&prop, 0));
-    if (!check_copy<false>(dst, src) || !check_copy<true>(dst, src)) return 1;
+    if (!check_copy(dst, src)) return 1;
     CK(cudaMemset(src, 1, 1 << 20));
-    std::printf("# put_cost: %s; ns per put, median of 7 launches of 2000 puts (the library's and four-words' copies checked)\n", prop.name);
+    std::printf("# put_cost: %s; ns per put, median of 7 launches of 2000 puts (the library's copy checked)\n", prop.name);
     for (int threads : {1, 32}) {
         std::printf("\n| %s | bytes |", threads == 1 ? "thread" : "warp");
         for (const char* w : kNames) std::printf(" %s |", w);
@@ -202,7 +176,7 @@ int main() {
                                      ns_per_put<kNoSync>(dst, src, n, threads),
                                      threads == 32 && n <= 16 * 32 ? ns_per_put<kHeld>(dst, src, n, threads) : -1,
                                      ns_per_put<kLaneWords>(dst, src, n, threads), ns_per_put<kApi>(dst, src, n, threads),
-                                     ns_per_put<kApiCopy>(dst, src, n, threads), ns_per_put<kFourWords>(dst, src, n, threads)};
+                                     ns_per_put<kApiCopy>(dst, src, n, threads)};
             std::printf("| | %zu |", n);
             for (double x : v) x < 0 ? std::printf(" - |") : std::printf(" %.1f |", x);
             std::printf("\n");
