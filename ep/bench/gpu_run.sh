@@ -8,7 +8,8 @@
 # requests and bytes of one dispatch and one combine per PE. Results in $OUT (default ./ep-results).
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 # `gpu_run.sh python`: only the Python table against the flagship's (FP8, 2 and 4 PEs, the two
-# alternating, EP_PY_REPS runs each, Python on torch's current stream and on a side stream, the
+# alternating, EP_PY_REPS runs each (2; EP_PY_NP the PE counts, "2 4"), Python on torch's current
+# stream and on a side stream (its experts also in torch ops, and none: --experts rows / none), the
 # flagship also on the legacy default stream, and each program with the other's index type: Python with int32
 # indices, the flagship with int64; about 250 s with the build), and where Python's host time per call goes (ep/bench/py_host.py, both streams). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
 # build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
@@ -76,7 +77,7 @@ fi
 if [[ $mode == python ]]; then
   # The two programs alternate, EP_PY_REPS times each (2): runs differ by ~10% in time on this
   # GPU, so each figure is compared as the mean of its runs.
-  for np in 2 4; do
+  for np in ${EP_PY_NP:-2 4}; do
     for rep in $(seq "${EP_PY_REPS:-2}"); do
       run "ldst np$np fp8" "$np" KISHMEM_REMOTE=auto -- --format fp8
       run "ldst np$np fp8 legacy" "$np" KISHMEM_REMOTE=auto -- --format fp8 --stream legacy
@@ -84,6 +85,7 @@ if [[ $mode == python ]]; then
       job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py
       job python.txt "bench_ep.py np$np fp8 side" "$np" "${py[@]}" python3 python/bench_ep.py --stream side
       job python.txt "bench_ep.py np$np fp8 int32" "$np" "${py[@]}" python3 python/bench_ep.py --index int32
+      for e in rows none; do job python.txt "bench_ep.py np$np fp8 experts $e" "$np" "${py[@]}" python3 python/bench_ep.py --experts $e; done
     done
     for s in current side; do job python.txt "py_host.py np$np $s" "$np" "${py[@]}" python3 ep/bench/py_host.py --stream $s; done
   done
