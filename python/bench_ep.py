@@ -18,7 +18,10 @@ block's start to their last block's end, Buffer.kernel_times, in a pass of its o
 latency with the host ahead of the GPU (a GPU wait queued before each barrier, in a pass of its
 own: the GPU's time alone, as in a pipelined step or a graph replay, whatever Python costs).
 --check compares the first and last round's output with a torch reference (identity experts:
-out = sum_k w * dequantized token).
+out = sum_k w * dequantized token). The experts (--experts): `received` (the default) the
+received rows in bf16 by Buffer.received_bf16, one kernel over rows [0, count) of each expert
+as the flagship's experts; `rows` the same in torch ops over the rows any expert received
+([L, max count, H]: two kernels, ~3.6x the flagship's bytes); `none` no expert work.
 """
 import argparse
 import os
@@ -105,12 +108,19 @@ def setup(a):
     return me, n, dev, x, idx, w, buf
 
 
-def experts(rx, y, rows, fp8):
-    """Identity experts on rows [0, rows) of every expert of recv_x `rx`, written to y ([L, R, H]
-    bf16). FP8: the values converted into y, then scaled there (two kernels and no float32
-    temporary, as near as torch comes to the flagship's one kernel: [L, rows, H] float32
+def experts(how, buf, h, rx, y, rows, fp8):
+    """Identity experts written to y ([L, R, H] bf16), as --experts `how` says: `received` rows
+    [0, count) of each expert by buf.received_bf16 (one kernel, as the flagship's experts);
+    `rows` rows [0, rows) of every expert of recv_x `rx` in torch ops; `none` nothing. FP8 in
+    torch: the values converted into y, then scaled there (two kernels and no float32 temporary,
+    as near as torch comes to the flagship's one kernel: [L, rows, H] float32
     temporaries would also push the combine's data out of the GPU's L2, which the flagship's
     experts do not)."""
+    if how == "received":
+        buf.received_bf16(h, out=y)
+        return
+    if how == "none":
+        return
     torch = sys.modules["torch"]
     yr = y[:, :rows]
     if not fp8:
@@ -140,13 +150,14 @@ def start_spread(st):
 def main():
     ap = shape_args(__doc__.split("\n")[0], 50)
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--experts", choices=("rows", "none"), default="rows",
-                    help="rows: identity experts over the rows any expert received (the default); none: no expert "
-                         "work between the calls (the combine sends what the buffer holds: a measurement of what the "
-                         "experts' traffic costs the calls around it; no --check)")
+    ap.add_argument("--experts", choices=("received", "rows", "none"), default="received",
+                    help="received: identity experts by Buffer.received_bf16 over each expert's received rows (the "
+                         "flagship's traffic); rows: the same in torch ops over the rows any expert received; none: no "
+                         "expert work between the calls (the combine sends what the buffer holds: what the experts' "
+                         "traffic costs the calls around it; no --check)")
     a = ap.parse_args()
     if a.check and a.experts == "none":
-        ap.error("--check needs --experts rows")
+        ap.error("--check needs expert work (--experts received or rows)")
     me, n, dev, x, idx, w, buf = setup(a)
     gpu = dev.type == "cuda"
     T, H, K, L = a.tokens, a.hidden, a.topk, a.experts_per_pe
@@ -206,8 +217,7 @@ def main():
             # write rows [0, count) only: all R rows of every expert would be [L, R, H] bf16 written
             # each round, 117 MB at 2 PEs, and on one GPU the combine's reads would then miss its L2)
             y = buf.get_next_low_latency_combine_buffer(h)
-            if a.experts == "rows":
-                experts(rx, y, rows, fp8)
+            experts(a.experts, buf, h, rx, y, rows, fp8)
             barrier(ahead)
             (out, _, chook), hc = call(
                 4, lambda: buf.low_latency_combine(y, idx, w, h, zero_copy=True, return_recv_hook=hooked, out=out_buf))
@@ -250,8 +260,7 @@ def main():
         barrier(ahead=True)
         rx, cnt, h, _, _ = buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8)
         y = buf.get_next_low_latency_combine_buffer(h)
-        if a.experts == "rows":
-            experts(rx, y, rows, fp8)  # (as the flagship's pass: the combine then finds the rows where the experts left them)
+        experts(a.experts, buf, h, rx, y, rows, fp8)  # (as the flagship's pass: the combine then finds the rows where the experts left them)
         barrier(ahead=True)
         buf.low_latency_combine(y, idx, w, h, zero_copy=True)
         if gpu:

@@ -122,9 +122,9 @@ for path in ibgda proxy; do EP_BIND=none run "$path np2 fp8" 2 KISHMEM_REMOTE=$p
 if [[ -d build-gpu/python/kishmem ]]; then
   for np in 2 4; do job python.txt "05_moe_ep.py np$np" "$np" "${py[@]}" python3 examples/05_moe_ep.py; done
   for np in 2 4; do job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py --check; done
-  # Without expert work between the calls: what the identity experts' traffic costs the dispatch
-  # kernel beside it (Python's 2-PE dispatch kernel runs ~3.6 us longer than the flagship's).
-  job python.txt "bench_ep.py np2 fp8 no experts" 2 "${py[@]}" python3 python/bench_ep.py --experts none
+  # The experts in torch ops over [L, max count, H] (bench_ep.py's before received_bf16) and no
+  # expert work at all: what the experts' traffic costs the calls beside them.
+  for e in rows none; do job python.txt "bench_ep.py np2 fp8 experts $e" 2 "${py[@]}" python3 python/bench_ep.py --experts $e; done
   grep -E "^== |PASS|FAIL|^\| [0-9]|host's own|^the PEs' kernels" "$RES/python.txt"
   python3 "$ROOT/ep/bench/py_vs_cpp.py" "$RES/flagship.txt" "$RES/python.txt"
 else echo "FAIL: the Python package was not built"; fails=$((fails + 1)); fi

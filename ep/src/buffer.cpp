@@ -202,6 +202,27 @@ int Buffer::combine_recv(cudaStream_t s, Handle* h) {
     return rc;
 }
 
+int Buffer::received_bf16(cudaStream_t s, const Handle* h, void* out) {
+    if (!h) return fail(kBadArgument, "received_bf16", "handle is null");
+    if (!mine(h))
+        return fail(kBadArgument, "received_bf16", "the handle is not one this buffer's dispatch made (num_tokens %d)",
+                    h->num_tokens);
+    if (h->round != round_ || !h->dispatch_received)
+        return fail(kBadOrder, "received_bf16", "the handle (round %llu) is not that of this buffer's last received "
+                                                "dispatch (round %llu%s)", static_cast<unsigned long long>(h->round),
+                    static_cast<unsigned long long>(round_), recv_pending_ ? ", its dispatch_recv not yet called" : "");
+    if (!out) return fail(kBadArgument, "received_bf16", "out is null");
+    if (gpu_) {
+        if ((reinterpret_cast<uintptr_t>(out) & 15) != 0)
+            return fail(kBadArgument, "received_bf16", "out = %p is not 16-byte aligned", out);
+        if (!GpuPath::capturing(s) && !GpuPath::is_device_memory(out))
+            return fail(kBadArgument, "received_bf16", "out = %p is not GPU memory and the buffer is on the GPU", out);
+        return GpuPath::received_bf16(*this, s, out);
+    }
+    HostPath::received_bf16(*this, static_cast<uint16_t*>(out));
+    return kOk;
+}
+
 int Buffer::finish_pending(cudaStream_t s) {
     int rc = kOk;
     if (recv_pending_) {

@@ -15,6 +15,7 @@ int GpuPath::dispatch_send(Buffer&, cudaStream_t, const void*, const void*, bool
 int GpuPath::dispatch_recv(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::combine_send(Buffer&, cudaStream_t, const void*, const float*, void*, int, bool) { return kNoGpu; }
 int GpuPath::combine_recv(Buffer&, cudaStream_t, const float*, void*, int) { return kNoGpu; }
+int GpuPath::received_bf16(Buffer&, cudaStream_t, void*) { return kNoGpu; }
 int GpuPath::combine_bad_input(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::combine_acknowledge(Buffer&, cudaStream_t) { return kNoGpu; }
 int GpuPath::check(Buffer&, cudaStream_t) { return kOk; }

@@ -17,9 +17,39 @@
 namespace kishmem::ep {
 namespace {
 
+// Buffer::received_bf16: block (x, e) takes rows x, x + gridDim.x, ... of local expert e below its
+// count; a thread 8 values at a time (8 FP8 bytes or 16 bf16 bytes in, 16 bytes out).
+__global__ void received_bf16_kernel(const uint8_t* x, const float* scales, const int* count, uint4* out, int R, int H,
+                                     int fp8) {
+    const int le = blockIdx.y;
+    const int n = min(count[le], R);
+    const int chunks = H / 8;
+    for (int i = blockIdx.x; i < n; i += gridDim.x) {
+        const size_t slot = static_cast<size_t>(le) * R + i;
+        uint4* o = out + slot * chunks;
+        if (!fp8) {
+            const auto* in = reinterpret_cast<const uint4*>(x + slot * H * 2);
+            for (int c = threadIdx.x; c < chunks; c += blockDim.x) o[c] = in[c];
+            continue;
+        }
+        const auto* q = reinterpret_cast<const uint2*>(x + slot * H);
+        const float* sc = scales + slot * (H / kScaleGroup);
+        for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
+            const uint2 v = q[c];
+            const float s = sc[c / (kScaleGroup / 8)];
+            uint32_t w[4];
+            for (int j = 0; j < 4; ++j) {  // bytes 2j and 2j + 1 (little-endian) into word j
+                const uint32_t b = (j < 2 ? v.x : v.y) >> ((j & 1) * 16);
+                w[j] = fp8_to_bf16(b & 0xff, s) | static_cast<uint32_t>(fp8_to_bf16((b >> 8) & 0xff, s)) << 16;
+            }
+            o[c] = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+    }
+}
+
 // Loaded at init, not at a first launch behind a kernel that waits (kishmem/device/state.h).
 const kishmem::device::PreloadKernels<gpu::dispatch_send<int64_t>, gpu::dispatch_send<int32_t>, gpu::dispatch_recv,
-                                      gpu::combine_send, gpu::combine_recv, gpu::combine_all>
+                                      gpu::combine_send, gpu::combine_recv, gpu::combine_all, received_bf16_kernel>
     g_preload;
 
 int launched(Buffer& b, const char* call) {
@@ -253,6 +283,15 @@ int GpuPath::combine_recv(Buffer& b, cudaStream_t s, const float* w, void* out, 
     const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockCombineRecv);
     gpu::combine_recv<<<waiting_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, w, static_cast<uint16_t*>(out), T);
     return launched(b, "combine_recv");
+}
+
+int GpuPath::received_bf16(Buffer& b, cudaStream_t s, void* out) {
+    const Layout& l = b.layout_;
+    const View v{b.base_};
+    const bool fp8 = b.cfg_.format == Format::fp8_e4m3;
+    received_bf16_kernel<<<dim3(32, l.L), 256, 0, s>>>(v.recv_x(l), fp8 ? v.recv_scales(l) : nullptr, v.recv_count(l),
+                                                       static_cast<uint4*>(out), l.R, l.H, fp8 ? 1 : 0);
+    return launched(b, "received_bf16");
 }
 
 int GpuPath::check(Buffer& b, cudaStream_t s) {

@@ -130,6 +130,25 @@ int HostPath::dispatch_recv(Buffer& b) {
     return report_peer(b, kErrPeerBad, bad_from, round);
 }
 
+void HostPath::received_bf16(const Buffer& b, uint16_t* out) {
+    const Layout& l = b.layout_;
+    const View v{b.base_};
+    const bool fp8 = b.cfg_.format == Format::fp8_e4m3;
+    const int groups = l.H / kScaleGroup;
+    for (int le = 0; le < l.L; ++le)
+        for (int i = 0; i < v.recv_count(l)[le]; ++i) {
+            const size_t slot = static_cast<size_t>(le) * l.R + i;
+            uint16_t* o = out + slot * l.H;
+            if (!fp8) {
+                std::memcpy(o, v.recv_x(l) + slot * l.H * 2, static_cast<size_t>(l.H) * 2);
+                continue;
+            }
+            const uint8_t* q = v.recv_x(l) + slot * l.H;
+            const float* sc = v.recv_scales(l) + slot * groups;
+            for (int h = 0; h < l.H; ++h) o[h] = fp8_to_bf16(q[h], sc[h / kScaleGroup]);
+        }
+}
+
 int HostPath::combine_send(Buffer& b, const uint16_t* eo) {
     const Layout& l = b.layout_;
     const View v{b.base_};

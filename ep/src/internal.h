@@ -42,6 +42,7 @@ struct HostPath {
     static int dispatch_recv(Buffer& b);
     static int combine_send(Buffer& b, const uint16_t* expert_out);
     static int combine_recv(Buffer& b, const float* weights, uint16_t* out, int T);
+    static void received_bf16(const Buffer& b, uint16_t* out);  // Buffer::received_bf16's CPU form
     static int combine_bad_input(Buffer& b);  // comb_flag[me] = round | kBadInputBit on every PE
     static int report_peer(Buffer& b, int code, int from_pe, uint64_t round);  // kPeerError, after the message
 };
@@ -62,6 +63,7 @@ struct GpuPath {
     static int combine_send(Buffer& b, cudaStream_t s, const void* expert_out, const float* weights, void* out, int T,
                             bool fuse_recv);
     static int combine_recv(Buffer& b, cudaStream_t s, const float* weights, void* out, int T);
+    static int received_bf16(Buffer& b, cudaStream_t s, void* out);  // Buffer::received_bf16's kernel
     // comb_flag[me] = round | kBadInputBit on every PE, stream-ordered (gpu_refuse.cu)
     static int combine_bad_input(Buffer& b, cudaStream_t s);
     // a refused hook after a sent combine: its acknowledgement to the mapped PEs (gpu_refuse.cu)

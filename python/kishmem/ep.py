@@ -293,6 +293,24 @@ class Buffer:
         return self._b.dispatch(self, self._stream(), x.data_ptr(), topk_idx.data_ptr(), topk_idx.dtype is self._int64, T,
                                 topk_idx.shape, bool(send_only))
 
+    def received_bf16(self, handle, out=None):
+        """The round's received rows in bf16, for experts that take bf16 (kishmem::ep::Buffer::
+        received_bf16): rows [0, recv_count[e]) of each local expert e written into out ([L, R,
+        hidden] bf16, made here when None: its other rows then hold whatever the allocation held;
+        it may be get_next_low_latency_combine_buffer()), each FP8 value times its group's scale
+        rounded to the nearest bf16 (bf16 rows copied); no other row is touched. On the GPU one
+        kernel on the current stream that reads the counts there (no synchronization;
+        capturable). After the round's dispatch (its hook), until the next dispatch. Returns out."""
+        if not isinstance(handle, Handle) or handle._buf is not self:
+            raise ArgumentError(f"kishmem::ep::received_bf16: PE {_c.my_pe()}: handle is not one that this buffer's "
+                                "low_latency_dispatch returned")
+        if out is None:
+            out = _t.torch().empty(self._x_shape, dtype=self._bf16[0], device=self.device)
+        elif why := self._tensor(out, "out", self._bf16, self._x_shape):
+            raise ArgumentError(f"kishmem::ep::received_bf16: PE {_c.my_pe()}: {why}")
+        self._b.received_bf16(self._stream(), handle, out.data_ptr())
+        return out
+
     # ---- combine -----------------------------------------------------------------------------
     def get_next_low_latency_combine_buffer(self, handle):
         """A symmetric [L, R, hidden] bf16 tensor in the buffer's block: expert outputs written here

@@ -343,6 +343,9 @@ void bind_ep(::py::module_& m) {
             combine(self, s, xa, wa, oa, h, send_only);
             return true;
         })
+        .def("received_bf16", [](PyBuffer& self, uintptr_t s, PyHandle& h, uintptr_t out) {
+            run(self, [&](ep::Buffer& b) { return b.received_bf16(to_stream(s), &h.h, to<void>(out)); });
+        })
         .def("combine_recv", [](PyBuffer& self, uintptr_t s, PyHandle& h) {
             run(self, [&](ep::Buffer& b) { return b.combine_recv(to_stream(s), &h.h); });
         })

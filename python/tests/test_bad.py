@@ -200,6 +200,28 @@ def test_ep_hook_twice(shmem):
     buf.destroy()
 
 
+def test_ep_received_bf16(shmem):
+    """received_bf16: a bad out or handle raises ArgumentError naming it; before the dispatch's
+    hook it raises the library's order error. Nothing is sent: the round goes on as it would."""
+    me = shmem.my_pe()
+    n, buf, x, idx = ep_case(shmem, True)
+    _, _, handle, _, hook = buf.low_latency_dispatch(x, idx, T, 2 * n, return_recv_hook=True)
+    with pytest.raises(shmem.Error, match=rf"kishmem::ep::received_bf16: PE {me}: the handle \(round 1\) is not that "
+                                          r"of this buffer's last received dispatch \(round 1, its dispatch_recv not yet called\)"):
+        buf.received_bf16(handle)
+    hook()
+    shape = (2, n * T, H)
+    for out, msg in ((torch.zeros(shape), r"out has dtype torch.float32, expected torch.bfloat16"),
+                     (torch.zeros((2, n * T, H + 8), dtype=torch.bfloat16), rf"out has shape \[2, {n * T}, {H + 8}\], expected"),
+                     (torch.zeros((2, n * T, 2 * H), dtype=torch.bfloat16)[:, :, :H], r"out is not contiguous")):
+        raises(shmem, rf"kishmem::ep::received_bf16: PE {me}: {msg}", buf.received_bf16, handle, out=out)
+    raises(shmem, r"handle is not one that this buffer's low_latency_dispatch returned", buf.received_bf16, object())
+    assert buf.received_bf16(handle).shape == shape  # the round is as good as before
+    buf.low_latency_combine(torch.zeros(shape, dtype=torch.bfloat16), idx, torch.ones((T, K)), handle)
+    shmem.barrier_all()
+    buf.destroy()
+
+
 def test_ep_destroyed(shmem):
     """A destroyed buffer's calls raise (the binding looks the buffer up before it lets the GIL
     go: a crash before), the synchronizing ones and a combine the Python checks refuse among them."""

@@ -1,5 +1,6 @@
 """kishmem.ep (DeepEP's low-latency API) on the host heap, the CPU form of kishmem::ep: every
-received row, scale, count and source, and every combined output, checked against
+received row, scale, count and source, the rows' bf16 form (received_bf16), and every combined
+output, checked against
 ep_reference.py computed independently on every PE for every PE's inputs."""
 import numpy as np
 import pytest
@@ -36,6 +37,8 @@ def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy,
     if device != "cpu":
         buf.check()  # synchronizes: the received data is there
     L, R = PER_PE, n * T_MAX
+    # the received rows in bf16, into a tensor whose other rows must keep their value
+    bf = buf.received_bf16(handle, out=torch.full((L, R, HIDDEN), -3.5, dtype=torch.bfloat16, device=device)).cpu()
     recv_count = recv_count.cpu()
     recv_x = tuple(t.cpu() for t in recv_x) if use_fp8 else recv_x.cpu()
     assert recv_count.shape == (L,) and recv_count.dtype == torch.int32
@@ -74,6 +77,8 @@ def check_round(shmem, buf, team, round_no, use_fp8, idx_dtype, hook, zero_copy,
                 assert torch.equal(recv_x[le, i], expected[key])
                 row = recv_x[le, i].float()
             eo[le, i] = expert_fn(me * PER_PE + le, row)
+            assert torch.equal(bf[le, i], row.to(torch.bfloat16)), f"received_bf16 row {i} of local expert {le}"
+        assert bool((bf[le, cnt:] == -3.5).all()), f"received_bf16 wrote rows past recv_count[{le}] = {cnt}"
     assert len(seen) == len(expected)
     if zero_copy:
         expert_out = buf.get_next_low_latency_combine_buffer(handle)

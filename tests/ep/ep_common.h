@@ -160,6 +160,25 @@ inline int check_received(const Shape& s, Format f, int round, int me, const std
     return 0;
 }
 
+// Buffer::received_bf16's output `got` ([L][R][H] bf16) against the received rows g: rows
+// [0, count[e]) of expert e each value rounded to bf16, every other row still `untouched` (the
+// value the test filled it with). Returns 0, or 1 after a FAIL line.
+inline int check_bf16(const Shape& s, Format f, int me, const Got& g, const uint16_t* got, uint16_t untouched) {
+    const int L = s.E / s.npes, R = s.npes * s.T, G = f == Format::fp8_e4m3 ? s.H / 128 : 0;
+    for (int le = 0; le < L; ++le)
+        for (int i = 0; i < R; ++i) {
+            const size_t slot = static_cast<size_t>(le) * R + i;
+            for (int h = 0; h < s.H; ++h) {
+                const uint16_t want =
+                    i < g.count[le] ? kishmem::ep::float_to_bf16(row_value(g, f, s.H, G, slot, h)) : untouched;
+                if (got[slot * s.H + h] != want)
+                    return fail("received_bf16 (expert's row, element)", me, static_cast<int>(slot), h,
+                                kishmem::ep::bf16_to_float(got[slot * s.H + h]), kishmem::ep::bf16_to_float(want));
+            }
+        }
+    return 0;
+}
+
 // The stand-in expert applied to every received row: expert_out[L][R][H] bf16.
 inline void run_experts(const Shape& s, Format f, int me, const Got& g, std::vector<uint16_t>* eo) {
     const int L = s.E / s.npes, R = s.npes * s.T, G = f == Format::fp8_e4m3 ? s.H / 128 : 0;

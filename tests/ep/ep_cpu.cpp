@@ -1,8 +1,8 @@
 // kishmem::ep, CPU form (host heap): rounds of dispatch and combine with FP8 and bf16, int32 and
 // int64 indices, with and without the receive hooks, token counts that differ between PEs and
 // rounds, expert outputs in the caller's memory and in the buffer's own (Config::combine_buffer);
-// every received row and every combined value checked against an independent host computation
-// (ep_common.h). The kernel clock is on from round 4: the CPU form reports each call's
+// every received row, its bf16 form (Buffer::received_bf16; refused before a hook's receive) and
+// every combined value checked against an independent host computation (ep_common.h). The kernel clock is on from round 4: the CPU form reports each call's
 // host time, and -1 for the calls of a kind whose last one ran without it.
 #include <cstdio>
 
@@ -24,6 +24,10 @@ int one_round(Buffer& b, const eptest::Shape& s, Format f, int round, bool hook)
     Received rv;
     Handle h;
     if (const int rc = b.dispatch(nullptr, x.data(), idx.data(), Ts[me], &rv, &h, hook)) return eptest::call_failed("dispatch", me, round, rc);
+    // received_bf16 before the receive is out of order (the hook not yet called)
+    std::vector<uint16_t> bf(static_cast<size_t>(b.layout().L) * b.layout().R * s.H, 0xfff0);
+    if (hook && b.received_bf16(nullptr, &h, bf.data()) != kBadOrder)
+        return eptest::fail("received_bf16 before dispatch_recv: status (want kBadOrder)", me, round, 0, 0, kBadOrder);
     if (const int rc = hook ? b.dispatch_recv(nullptr, &h) : kOk) return eptest::call_failed("dispatch_recv", me, round, rc);
     const Layout& l = b.layout();
     eptest::Got g;
@@ -34,6 +38,8 @@ int one_round(Buffer& b, const eptest::Shape& s, Format f, int round, bool hook)
     g.src.assign(rv.src, rv.src + rows);
     if (rv.local_experts != s.E / s.npes || rv.max_recv != s.npes * s.T) return eptest::fail("shape", me, rv.local_experts, rv.max_recv, 0, 0);
     if (int bad = eptest::check_received(s, f, round, me, Ts, g)) return bad;
+    if (const int rc = b.received_bf16(nullptr, &h, bf.data())) return eptest::call_failed("received_bf16", me, round, rc);
+    if (int bad = eptest::check_bf16(s, f, me, g, bf.data(), 0xfff0)) return bad;
     std::vector<uint16_t> eo, out(static_cast<size_t>(s.T) * s.H, 0xffff);
     eptest::run_experts(s, f, me, g, &eo);
     void* own = b.combine_buffer();  // (Config::combine_buffer) the experts write there instead

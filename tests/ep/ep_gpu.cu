@@ -1,6 +1,7 @@
 // kishmem::ep, GPU form (buffer on the GPU heap): the rounds of ep_cpu (FP8 and bf16, int32 and
-// int64, with and without the hooks) with device inputs, checked by the same host computation;
-// then dispatch + experts + combine captured into a CUDA graph and replayed 3 times (each replay
+// int64, with and without the hooks) with device inputs, checked by the same host computation
+// (the received rows' bf16 form, Buffer::received_bf16, too); then dispatch + received_bf16 +
+// experts + combine captured into a CUDA graph and replayed 3 times (each replay
 // checked); then a bad top-k index and a bad combine, each reported on the PE that passed it and
 // as a peer error on the others; then two calls out of order (a dispatch before a hook is called),
 // refused on the PE that made them and reported by the others' next receive.
@@ -31,6 +32,7 @@ struct Dev {
     float* w = nullptr;
     uint16_t* eo = nullptr;
     uint16_t* out = nullptr;
+    uint16_t* bf = nullptr;  // Buffer::received_bf16's output, [L][R][H]
 };
 
 eptest::Got fetch(const Received& rv, const Layout& l) {
@@ -72,9 +74,18 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
     upload<Idx>(s, data_round, Ts[me], d, st);
     Received rv;
     Handle h;
+    const size_t bf_bytes = static_cast<size_t>(l.L) * l.R * l.H * 2;
+    // received_bf16's output against the rows received (round r of the checks)
+    auto check_bf16 = [&](const eptest::Got& g) {
+        std::vector<uint16_t> bf(bf_bytes / 2);
+        CK(cudaMemcpy(bf.data(), d.bf, bf_bytes, cudaMemcpyDeviceToHost));
+        return eptest::check_bf16(s, f, me, g, bf.data(), 0xf0f0);
+    };
     auto body = [&] {
         eptest::must_ok("dispatch", me, round, b.dispatch(st, d.x, static_cast<const Idx*>(d.idx), Ts[me], &rv, &h, hook));
         if (hook) eptest::must_ok("dispatch_recv", me, round, b.dispatch_recv(st, &h));
+        CK(cudaMemsetAsync(d.bf, 0xf0, bf_bytes, st));  // (every element 0xf0f0: rows no PE sent stay so)
+        eptest::must_ok("received_bf16", me, round, b.received_bf16(st, &h, d.bf));
         experts<<<dim3(8, l.L), 128, 0, st>>>(static_cast<const uint8_t*>(rv.x), rv.scales, rv.count, d.eo, l.L, l.R, l.H,
                                                l.G > 0, me * l.L);
         eptest::must_ok("combine", me, round, b.combine(st, d.eo, d.w, d.out, &h, hook));
@@ -94,7 +105,9 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
             CK(cudaGraphLaunch(ge, st));
             CK(cudaStreamSynchronize(st));
             if (const int rc = b.check(st)) return eptest::call_failed("check (graph replay)", me, round + r, rc);
-            if (int bad = eptest::check_received(s, f, data_round, me, Ts, fetch(rv, l), round + r)) return bad;
+            const eptest::Got g = fetch(rv, l);
+            if (int bad = eptest::check_received(s, f, data_round, me, Ts, g, round + r)) return bad;
+            if (int bad = check_bf16(g)) return bad;
             std::vector<uint16_t> out(static_cast<size_t>(s.T) * s.H);
             CK(cudaMemcpy(out.data(), d.out, out.size() * 2, cudaMemcpyDeviceToHost));
             if (int bad = eptest::check_combined(s, f, data_round, me, Ts[me], out.data())) return bad;
@@ -107,7 +120,9 @@ int round_trip(Buffer& b, const eptest::Shape& s, Format f, int data_round, int 
     body();
     CK(cudaStreamSynchronize(st));
     if (const int rc = b.check(st)) return eptest::call_failed("check", me, round, rc);
-    if (int bad = eptest::check_received(s, f, data_round, me, Ts, fetch(rv, l), round)) return bad;
+    const eptest::Got g = fetch(rv, l);
+    if (int bad = eptest::check_received(s, f, data_round, me, Ts, g, round)) return bad;
+    if (int bad = check_bf16(g)) return bad;
     std::vector<uint16_t> out(static_cast<size_t>(s.T) * s.H);
     CK(cudaMemcpy(out.data(), d.out, out.size() * 2, cudaMemcpyDeviceToHost));
     const int bad = eptest::check_combined(s, f, data_round, me, Ts[me], out.data());
@@ -251,6 +266,7 @@ int main() {
             shmem_global_exit(1);
         }
         CK(cudaMalloc(&d.out, static_cast<size_t>(s.T) * s.H * 2));
+        CK(cudaMalloc(&d.bf, eo_bytes));
         int round = 1, bad = 0;
         for (int r = 1; r <= 6 && !bad; ++r, ++round) {
             const bool hook = r % 3 == 0;
@@ -270,6 +286,7 @@ int main() {
         if (symmetric || own) shmem_free(heap_eo);
         else cudaFree(heap_eo);
         cudaFree(d.out);
+        cudaFree(d.bf);
     }
     if (bad_input(st, false) || bad_input(st, true) || bad_order(st, true) || bad_order(st, false)) shmem_global_exit(1);
     shmem_barrier_all();

@@ -126,6 +126,15 @@ public:
     // PE's dispatch, which each PE's stream orders after its previous combine's reads.
     void* combine_buffer() const { return layout_.comb_out_on ? base_ + layout_.comb_out : nullptr; }
 
+    // The received rows in bf16, for experts that take bf16: out[L][R][H], rows [0, count[e]) of
+    // each local expert e written (FP8: each value times its group's scale, rounded to the nearest
+    // bf16; bf16: copied) and no other row touched, so that nothing is spent on the rows no PE
+    // sent. After the dispatch receive of handle h (dispatch without send_only, or its
+    // dispatch_recv), until the next dispatch; out may be combine_buffer(). GPU heap: out is GPU
+    // memory, 16-byte aligned; one kernel on `stream` (it reads the counts on the GPU: no host
+    // synchronization, capturable). Host heap: host memory, done on return.
+    int received_bf16(cudaStream_t stream, const Handle* h, void* out);
+
     // Errors found inside kernels (bad top-k entries, a peer's bad input): synchronizes the stream,
     // prints the message once and returns its status (kOk when none). Host heap: the last error.
     int check(cudaStream_t stream);

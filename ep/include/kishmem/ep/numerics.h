@@ -48,6 +48,10 @@ KISHMEM_HD float e4m3_to_float(uint8_t c) {
     return (c & 0x80) ? -v : v;
 }
 
+// A received FP8 value in bf16: the value times its group's scale, nearest even (both forms of
+// Buffer::received_bf16).
+KISHMEM_HD uint16_t fp8_to_bf16(uint8_t c, float scale) { return float_to_bf16(e4m3_to_float(c) * scale); }
+
 // Round to nearest even for 0 <= a < 2^23 (exact in float arithmetic).
 KISHMEM_HD float round_even(float a) {
     const float big = 8388608.0f;  // 2^23: adding it rounds to an integer under nearest-even
