@@ -105,7 +105,7 @@ def main():
             t1 = time.perf_counter_ns()
             hd = res[2]
             if mode == "bench_ep":
-                bench_ep.experts(res[0], y, rows, fp8)
+                bench_ep.experts("received", buf, hd, res[0], y, rows, fp8)
             barrier()
             t2 = time.perf_counter_ns()
             if kind == "wrapper":
