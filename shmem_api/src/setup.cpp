@@ -144,17 +144,19 @@ void fail_null_word(const char* call, const char* what) {
 
 void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes) {
     if (!p) fail_null(call, what);
-    if (rt::in_heap(p, bytes) && rt::in_freed(p))
+    // (where p itself is symmetric the range is what is wrong, however far it runs)
+    if (rt::in_heap(p, 1) && rt::in_freed(p))
         fatal(call, "%s %p (%zu bytes) is in a symmetric block that was freed (shmem_free) and not allocated again",
               what, p, bytes);
-    if (rt::in_heap(p, bytes)) {
+    if (rt::in_heap(p, 1)) {
         const std::size_t room = rt::allocation_room(p);
         if (room) fatal(call, "%s %p (%zu bytes) runs past the end of its symmetric block, which has %zu bytes from there on", what,
                         p, bytes, room);
-        fatal(call, "%s %p (%zu bytes) is in no symmetric block and runs into one", what, p, bytes);
+        fatal(call, "%s %p (%zu bytes) is in no symmetric block%s", what, p, bytes,
+              rt::in_heap(p, bytes) ? " and runs into one" : " and runs past the end of the symmetric heap");
     }
     std::size_t room = 0;
-    if (const char* name = rt::is_symmetric(p, bytes) ? rt::static_variable(p, &room) : nullptr)
+    if (const char* name = rt::in_static(p, 1) ? rt::static_variable(p, &room) : nullptr)
         fatal(call, "%s %p (%zu bytes) runs past the end of the global or static variable '%s', which has %zu bytes from there on",
               what, p, bytes, name, room);
     const char* b = rt::heap_base();

@@ -312,6 +312,11 @@ int main(int argc, char **argv) {
         shmem_getmem(dst, sym, 128 * sizeof(long), npes - 1);
     }
     if (!strcmp(what, "fcollect_dest_small")) shmem_long_fcollect(SHMEM_TEAM_WORLD, sym + 63, sym, 1);
+    /* ... by more than the heap holds: the same message, not "outside the heap" */
+    if (!strcmp(what, "put_past_heap") && me == 0) {
+        long src[8] = {0};
+        shmem_putmem(sym + 56, src, (size_t)1 << 40, npes - 1);
+    }
     /* ... and past the end of a global or a function's static variable */
     if (!strcmp(what, "put_past_global") && me == 0) {
         long src[4] = {0};
@@ -322,6 +327,10 @@ int main(int argc, char **argv) {
         static long local_static[2];
         long dst[3];
         shmem_long_get(dst, local_static, 3, npes - 1);
+    }
+    if (!strcmp(what, "put_global_huge") && me == 0) {
+        long src[4] = {0};
+        shmem_long_put(bad_global, src, (size_t)1 << 40, npes - 1);
     }
 
     /* Counts that are negative (an int -1 passed as size_t), overflow with the element size
