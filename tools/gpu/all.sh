@@ -5,6 +5,7 @@
 #   progress  forward progress: the multi-PE GPU tests again under a 25% MPS share, and the MoE
 #             examples with the full share at 4 and 8 PEs, several runs each (tools/gpu/progress.sh)
 #   ep        kishmem::ep's GPU tests, the flagship (2, 4 and 8 PEs) and NVSHMEM beside it  ep/bench/gpu_run.sh
+#   eppy      only the Python table against the flagship's (not in the default pass)      ep/bench/gpu_run.sh python
 #   hosts     two simulated hosts x 2 PEs (reported; issue of its own)               tools/gpu/run_hosts.sh
 #   bench     the device benchmark against NVSHMEM, the IBGDA message rate          tools/gpu/run.sh bench
 #   sanitize  compute-sanitizer's memcheck, racecheck, synccheck, initcheck at 1 PE  tools/gpu/sanitize.sh
@@ -31,7 +32,7 @@ ALL_STAGES=(tests progress ep hosts bench sanitize)
 # tests 129, progress 91-100, ep 163-166 (with its bind-none rows), hosts 99-104 for its 18 jobs
 # (a job that would not have half its time limit left in the budget is left out and fails the stage;
 # the CPU proxy between hosts alone takes 3 s per MoE round).
-declare -A BUDGET=([build]=70 [tests]=160 [progress]=120 [ep]=240 [hosts]=155 [bench]=25 [sanitize]=40)
+declare -A BUDGET=([build]=70 [tests]=160 [progress]=120 [ep]=240 [hosts]=155 [bench]=25 [sanitize]=40 [eppy]=150)
 # GPU_BUDGET_<stage>=SECONDS overrides one (a longer run of one stage, e.g. EP_NP8_RUNS=20 for ep).
 for s in "${!BUDGET[@]}"; do v=GPU_BUDGET_$s; [[ -n ${!v:-} ]] && BUDGET[$s]=${!v}; done
 
@@ -89,6 +90,7 @@ run_pass() {
         tests|bench) stage "$s" tools/gpu/run.sh "$s" ;;
         progress) stage progress tools/gpu/progress.sh ;;
         ep) stage ep ep/bench/gpu_run.sh ;;
+        eppy) stage eppy ep/bench/gpu_run.sh python ;;
         hosts) stage hosts tools/gpu/run_hosts.sh ;;
         sanitize) stage sanitize tools/gpu/sanitize.sh ;;
         *) echo "unknown stage $s" >> "$PASS/progress.txt" ;;

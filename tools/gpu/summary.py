@@ -38,9 +38,10 @@ def detail(stage, d):
         bad = [l for l in runs if l.startswith("FAIL")]
         ok = sum(l.startswith("PASS") for l in runs)
         return f"{ok} of {ok + len(bad)} runs pass" + ("; " + "; ".join(bad) if bad else "")
-    if stage == "ep":
+    if stage in ("ep", "eppy"):  # (eppy: gpu_run.sh python, no tests of its own)
         fails = lines(read(d, "console.txt"), r"^FAIL|failed")
-        return ctest_detail(read(d, "ctest.txt")) + ("; " + "; ".join(fails) if fails else "")
+        what = ctest_detail(read(d, "ctest.txt")) if stage == "ep" else "Python's table beside the flagship's"
+        return what + ("; " + "; ".join(fails) if fails else "")
     if stage == "hosts":
         s = lines(read(d, "console.txt"), r"^(PASS|FAIL) run_hosts")
         return s[0] if s else "no summary"
@@ -90,17 +91,19 @@ def main():
     runs = read(d, "progress", "runs.txt").strip()
     if runs:
         print("\n## Forward progress\n```\n" + runs + "\n```")
-    flag = read(d, "ep", "flagship.txt")
-    if flag:
-        print("\n## kishmem::ep flagship (04_moe_ep)\n```")
+    for st in ("ep", "eppy"):
+        flag = read(d, st, "flagship.txt")
+        if not flag:
+            continue
+        print(f"\n## kishmem::ep flagship (04_moe_ep){' and Python (stage eppy)' if st == 'eppy' else ''}\n```")
         print("\n".join(lines(flag, r"^== |^\| [0-9]|^the PEs' kernels|PASS|FAIL")))
-        nv = lines(read(d, "ep", "nvshmem.txt"), r"RESULT")
+        nv = lines(read(d, st, "nvshmem.txt"), r"RESULT")
         if nv:
             print("NVSHMEM alltoallmem, same bytes:\n" + "\n".join(nv))
-        if read(d, "ep", "python.txt"):  # Python's table against the flagship's (ep/bench/py_vs_cpp.py)
+        if read(d, st, "python.txt"):  # Python's table against the flagship's (ep/bench/py_vs_cpp.py)
             sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ep", "bench"))
             import py_vs_cpp
-            print("\n".join(py_vs_cpp.compare(os.path.join(d, "ep", "flagship.txt"), os.path.join(d, "ep", "python.txt"))))
+            print("\n".join(py_vs_cpp.compare(os.path.join(d, st, "flagship.txt"), os.path.join(d, st, "python.txt"))))
         print("```")
     launch = lines(read(d, "ep", "launch_cost.txt"), r"^\||^\(|error|failed")
     if launch:  # ep/bench/launch_cost.cu
