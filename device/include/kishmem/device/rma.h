@@ -103,9 +103,10 @@ __device__ __forceinline__ void copy_four(char* d, const char* s, size_t n, unsi
 // words: each lane moves its word, one lane the tail (an 8-byte word, then at most 7 bytes); up
 // to four words a lane, copy_four; a small put then costs its loads and stores, not the loops'
 // set-up and reconvergence (which doubled a warp's put of 8-512 bytes, and made a thread's
-// 32-byte put and a warp's 2 KiB put four and two times longer). (The one-word path is kept as
-// it was: with both paths in copy_four's form, 54f9b81, a warp's puts of 32-512 bytes lost ~20%
-// on an H100, and this form is what that points to; not yet measured.)
+// 32-byte put and a warp's 2 KiB put four and two times longer). The one-word path stays apart:
+// with both paths in copy_four's form a warp's puts of 32-512 bytes lost ~20% on an H100; in this
+// form they are 1.09-1.31x NVSHMEM's (H100, 2026-12-06; docs/gpu.md). Its tail is written out
+// rather than shared with copy_four's: one shared helper cost the put kernels up to 8 registers.
 template <class Coop>
 __device__ __forceinline__ void copy(void* dst, const void* src, size_t n) {
     char* d = static_cast<char*>(dst);
