@@ -60,11 +60,10 @@ one_process() {
   cat "$RES/$1.txt"
 }
 py=(PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 --)
-# bench_ep.py's --experts forms besides its default (received): rows, the torch ops over [L, max
-# count, H] (its experts before received_bf16), and none, no expert work between the calls: what
-# the experts' traffic costs the calls beside them (Python's 2-PE dispatch kernel ran ~3.6 us
-# longer than the flagship's).
-other_experts=(rows none)
+# bench_ep.py's --experts forms besides its default (received): none, no expert work between the
+# calls (what the experts' traffic costs the calls beside them; the torch ops' form, rows, was
+# timed at 5e0fd7f: docs/ep.md).
+other_experts=(none)
 if [[ $mode == profile ]]; then
   for np in 2 4; do
     for t in 128 1; do
@@ -116,11 +115,6 @@ for i in $(seq "${EP_NP8_RUNS:-3}"); do
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5
   EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 max-nodes 8 run $i" 8 KISHMEM_REMOTE=auto -- --iters 5 --max-nodes 8
 done
-# Fewer send blocks than the SMs' share (33 a PE at 4 PEs, 16 at 8: the PEs' blocks then fill
-# every SM, one 512-thread block of 128 registers each): whether the last PE's late start is its
-# blocks waiting for SMs the other PEs' blocks hold, or the barrier's release.
-run "ldst np4 fp8 sms 16" 4 KISHMEM_REMOTE=auto -- --format fp8 --sms 16
-EP_RUN_TIMEOUT=${EP_NP8_TIMEOUT:-25} run "ldst np8 fp8 sms 8" 8 KISHMEM_REMOTE=auto -- --iters 5 --sms 8
 for path in ibgda proxy; do EP_BIND=none run "$path np2 fp8" 2 KISHMEM_REMOTE=$path -- --iters 3 --tokens 32; done
 # From Python as users run it (issue 24): the MoE layer example at 2 and 4 PEs, and DeepEP's
 # low-latency table at the flagship's default shape beside the C++ flagship's rows above, as ratios.
