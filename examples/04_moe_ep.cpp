@@ -140,6 +140,13 @@ __global__ void gpu_wait(unsigned long long ns) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
     do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
 }
+// The barrier of the kernel clock's pass: shmemx_barrier_all_on_stream's own kernel (one warp,
+// shmemx_barrier_all_block), then the time it ended on this PE's GPU clock into *end: the PEs'
+// calls behind it are meant to start together, and the stamps tell how close together they do.
+__global__ void barrier_stamped(unsigned long long* end) {
+    shmemx_barrier_all_block();
+    if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(*end));
+}
 __global__ void floor_exchange(char* slots, const char* token, uint64_t* sig, size_t slot_bytes, size_t bytes, int me, int npes,
                                uint64_t round) {
     for (int i = 1 + static_cast<int>(threadIdx.x / 32); i < npes; i += blockDim.x / 32)
@@ -322,26 +329,37 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// The PEs' kernel stamps of each clocked round (KernelTimes: start and end of the dispatch, then
-// of the combine; all[p * per + 4 * round + i], one GPU's global timer), as medians over the
-// rounds: how much later the latest PE's first block started than the earliest's, and the time
-// from that start to the last PE's end (what the exchange takes once every PE runs), dispatch
-// then combine.
+// The PEs' stamps of each clocked round (kStampsPerRound: KernelTimes' start and end of the
+// dispatch, then of the combine, then the end of the barrier before each;
+// all[p * per + kStampsPerRound * round + i], one GPU's global timer), as medians over the rounds,
+// dispatch then combine for each: [0, 1] how much later the latest PE's first block started than
+// the earliest's, [2, 3] the time from that start to the last PE's end (what the exchange takes
+// once every PE runs), [4, 5] how much later the latest PE's barrier ended than the earliest's,
+// [6, 7] the most any PE's first block started after its own barrier's end.
+constexpr size_t kStampsPerRound = 6;
 std::vector<double> start_spread(const std::vector<unsigned long long>& all, int npes, size_t per) {
-    std::vector<double> v[4];
-    for (size_t r = 0; r + 4 <= per; r += 4)
+    std::vector<double> v[8];
+    for (size_t r = 0; r + kStampsPerRound <= per; r += kStampsPerRound)
         for (int c = 0; c < 2; ++c) {
-            unsigned long long first = ULLONG_MAX, last = 0, end = 0;
+            unsigned long long first = ULLONG_MAX, last = 0, end = 0, bfirst = ULLONG_MAX, blast = 0, gap = 0;
             for (int p = 0; p < npes; ++p) {
                 const unsigned long long* st = &all[p * per + r + 2 * c];
+                const unsigned long long b = all[p * per + r + 4 + c];
                 first = std::min(first, st[0]);
                 last = std::max(last, st[0]);
                 end = std::max(end, st[1]);
+                bfirst = std::min(bfirst, b);
+                blast = std::max(blast, b);
+                gap = std::max(gap, st[0] > b ? st[0] - b : 0);
             }
-            v[2 * c].push_back(static_cast<double>(last - first) * 1e-3);
-            v[2 * c + 1].push_back(static_cast<double>(end - last) * 1e-3);
+            v[c].push_back(static_cast<double>(last - first) * 1e-3);
+            v[2 + c].push_back(static_cast<double>(end - last) * 1e-3);
+            v[4 + c].push_back(static_cast<double>(blast - bfirst) * 1e-3);
+            v[6 + c].push_back(static_cast<double>(gap) * 1e-3);
         }
-    return {median(v[0]), median(v[1]), median(v[2]), median(v[3])};
+    std::vector<double> m;
+    for (auto& x : v) m.push_back(median(x));
+    return m;
 }
 
 // The options (usage below); false on anything else: an unknown word, an option without its
@@ -678,12 +696,34 @@ int main(int argc, char** argv) {
 #endif
         (void)on;
     };
+    // The kernel clock's pass stamps its barriers' ends (barrier_stamped; [0] before the dispatch,
+    // [1] before the combine), to tell the barrier's release from the calls' start (start_spread).
+    unsigned long long* bend = nullptr;
+#if defined(__CUDACC__)
+    if (gpu) {
+        CK(cudaMalloc(&bend, 2 * sizeof(unsigned long long)));
+        cudaFuncAttributes fa{};
+        CK(cudaFuncGetAttributes(&fa, barrier_stamped));  // loaded now, not at a first launch behind a waiting kernel
+    }
+#endif
+    (void)bend;  // (the C++-only build has no GPU form)
+    auto barrier_at = [&](bool stamped, int which) {
+#if defined(__CUDACC__)
+        if (stamped) {
+            barrier_stamped<<<1, 32, 0, s>>>(bend + which);
+            return;
+        }
+#endif
+        (void)stamped;
+        (void)which;
+        barrier();
+    };
     for (int pass = 0; pass < (gpu ? 4 : 3); ++pass) {
         const bool hook = pass == 1, clocked = pass == 2, ahead_pass = pass == 3, host_ahead = ahead_pass || clocked;
         buf->set_kernel_clock(clocked);
         for (int it = 0; it < iters + 2; ++it) {  // 2 warm-up rounds
             ahead(host_ahead);
-            barrier();
+            barrier_at(clocked && gpu, 0);
             mark(0);
             const clk::time_point h0 = clk::now();
             dispatch(hook);
@@ -697,7 +737,7 @@ int main(int argc, char** argv) {
             }
             experts();
             ahead(host_ahead);
-            barrier();
+            barrier_at(clocked && gpu, 1);
             mark(4);
             const clk::time_point h1 = clk::now();
             combine(hook);
@@ -717,7 +757,12 @@ int main(int argc, char** argv) {
                     fail("kernel_times gave dispatch %.2f us, combine %.2f us with the clock on", kt.dispatch_us, kt.combine_us);
                 tm[kDispKernel].push_back(kt.dispatch_us);
                 tm[kCombKernel].push_back(kt.combine_us);
-                stamps.insert(stamps.end(), {kt.dispatch_start_ns, kt.dispatch_end_ns, kt.combine_start_ns, kt.combine_end_ns});
+                unsigned long long be[2] = {0, 0};
+#if defined(__CUDACC__)
+                if (gpu) CK(cudaMemcpy(be, bend, sizeof be, cudaMemcpyDeviceToHost));
+#endif
+                stamps.insert(stamps.end(),
+                              {kt.dispatch_start_ns, kt.dispatch_end_ns, kt.combine_start_ns, kt.combine_end_ns, be[0], be[1]});
             } else if (ahead_pass) {
                 tm[kDispAhead].push_back(span(0, 1));
                 tm[kCombAhead].push_back(span(4, 5));
@@ -848,7 +893,10 @@ int main(int argc, char** argv) {
             spread = start_spread(sa, npes, per);
             std::printf("the PEs' kernels in the kernel clock's pass (medians over its rounds): the last PE's first block started "
                         "%.1f / %.1f us after the first PE's (dispatch / combine); from that start to the last PE's end "
-                        "%.1f / %.1f us\n", spread[0], spread[2], spread[1], spread[3]);
+                        "%.1f / %.1f us\n", spread[0], spread[1], spread[2], spread[3]);
+            std::printf("the barrier before each call there (on the stream): the last PE's ended %.1f / %.1f us after the first "
+                        "PE's; a PE's first block started at most %.1f / %.1f us after its own barrier ended\n",
+                        spread[4], spread[5], spread[6], spread[7]);
         }
         // The floor beside them, and each call as a multiple of the exchange.
         const double fx = worst[kFloorExchange];
@@ -902,8 +950,10 @@ int main(int argc, char** argv) {
         std::printf("RESULT ep floor_exchange_us %.2f\n", fx);
         if (!spread.empty())
             std::printf("RESULT ep dispatch_start_spread_us %.2f\nRESULT ep dispatch_from_last_start_us %.2f\n"
-                        "RESULT ep combine_start_spread_us %.2f\nRESULT ep combine_from_last_start_us %.2f\n",
-                        spread[0], spread[1], spread[2], spread[3]);
+                        "RESULT ep combine_start_spread_us %.2f\nRESULT ep combine_from_last_start_us %.2f\n"
+                        "RESULT ep dispatch_barrier_spread_us %.2f\nRESULT ep combine_barrier_spread_us %.2f\n"
+                        "RESULT ep dispatch_after_barrier_us %.2f\nRESULT ep combine_after_barrier_us %.2f\n",
+                        spread[0], spread[2], spread[1], spread[3], spread[4], spread[5], spread[6], spread[7]);
         std::printf("PASS 04_moe_ep on %d PEs\n", npes);
         std::fflush(stdout);  // before the barrier: a PE failing after it ends the job at once
     }
@@ -913,6 +963,7 @@ int main(int argc, char** argv) {
 #if defined(__CUDACC__)
     if (gpu && o.eo == "heap") shmem_free(eo_d);
     else if (gpu && o.eo == "device") cudaFree(eo_d);
+    if (bend) cudaFree(bend);
 #endif
     buf.reset();
     shmem_finalize();

@@ -9,7 +9,7 @@
 # EP_SKIP_NVSHMEM=1 leaves NVSHMEM out; EP_RUN_TIMEOUT bounds each flagship run (seconds, 200).
 # `gpu_run.sh python`: only the Python table against the flagship's (FP8, 2 and 4 PEs, the two
 # alternating, EP_PY_REPS runs each (2; EP_PY_NP the PE counts, "2 4"), Python on torch's current
-# stream and on a side stream (and with each of its other expert forms, other_experts), the
+# stream and on a side stream (and in the other forms of py_variants), the
 # flagship also on the legacy default stream, and each program with the other's index type: Python with int32
 # indices, the flagship with int64; about 250 s with the build), and where Python's host time per call goes (ep/bench/py_host.py, both streams). `gpu_run.sh profile`: the flagship built with -DKISHMEM_EP_PROFILE (in
 # build-gpu-prof) at 2 and 4 PEs, 128 tokens and 1 token, FP8: each kernel stage's median time
@@ -60,10 +60,11 @@ one_process() {
   cat "$RES/$1.txt"
 }
 py=(PYTHONPATH="$ROOT/build-gpu/python" PYTHONUNBUFFERED=1 --)
-# bench_ep.py's --experts forms besides its default (received): none, no expert work between the
-# calls (what the experts' traffic costs the calls beside them; the torch ops' form, rows, was
-# timed at 5e0fd7f: docs/ep.md).
-other_experts=(none)
+# bench_ep.py besides its defaults: no expert work between the calls (what the experts' traffic
+# costs the calls beside them), and its kernel clock's pass without the CUDA events around each
+# call that the flagship's records (Python's 2-PE dispatch kernel ran ~3.6 us longer than the
+# flagship's, with or without expert work; its pass had no events until the flagship's were added).
+py_variants=("experts none" "clock-events off")
 if [[ $mode == profile ]]; then
   for np in 2 4; do
     for t in 128 1; do
@@ -89,7 +90,7 @@ if [[ $mode == python ]]; then
       job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py
       job python.txt "bench_ep.py np$np fp8 side" "$np" "${py[@]}" python3 python/bench_ep.py --stream side
       job python.txt "bench_ep.py np$np fp8 int32" "$np" "${py[@]}" python3 python/bench_ep.py --index int32
-      for e in "${other_experts[@]}"; do job python.txt "bench_ep.py np$np fp8 experts $e" "$np" "${py[@]}" python3 python/bench_ep.py --experts "$e"; done
+      for v in "${py_variants[@]}"; do job python.txt "bench_ep.py np$np fp8 $v" "$np" "${py[@]}" python3 python/bench_ep.py --$v; done  # (--$v: split into option and value)
     done
     for s in current side; do job python.txt "py_host.py np$np $s" "$np" "${py[@]}" python3 ep/bench/py_host.py --stream $s; done
   done
@@ -121,7 +122,7 @@ for path in ibgda proxy; do EP_BIND=none run "$path np2 fp8" 2 KISHMEM_REMOTE=$p
 if [[ -d build-gpu/python/kishmem ]]; then
   for np in 2 4; do job python.txt "05_moe_ep.py np$np" "$np" "${py[@]}" python3 examples/05_moe_ep.py; done
   for np in 2 4; do job python.txt "bench_ep.py np$np fp8" "$np" "${py[@]}" python3 python/bench_ep.py --check; done
-  for e in "${other_experts[@]}"; do job python.txt "bench_ep.py np2 fp8 experts $e" 2 "${py[@]}" python3 python/bench_ep.py --experts "$e"; done
+  for v in "${py_variants[@]}"; do job python.txt "bench_ep.py np2 fp8 $v" 2 "${py[@]}" python3 python/bench_ep.py --$v; done  # (--$v: split into option and value)
   grep -E "^== |PASS|FAIL|^\| [0-9]|host's own|^the PEs' kernels" "$RES/python.txt"
   python3 "$ROOT/ep/bench/py_vs_cpp.py" "$RES/flagship.txt" "$RES/python.txt"
 else echo "FAIL: the Python package was not built"; fails=$((fails + 1)); fi
