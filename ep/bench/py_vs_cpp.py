@@ -34,11 +34,14 @@ def compare(flagship, python):
         # Python on torch's current stream (as eager code runs) against the flagship on its
         # non-blocking stream; where the run has them, Python on a side stream (the flagship's
         # kind), both on the legacy default stream (torch's current one unless set), both with
-        # int64 indices (Python's default type) and both with int32 (the flagship's default)
+        # int64 indices (Python's default type) and both with int32 (the flagship's default);
+        # bench_ep.py without expert work and without the events of its clock pass (py_variants)
         for pys, cs, what in (("", "", "python / C++"), (" side", "", "python, side stream / C++"),
                               ("", " legacy", "python / C++, both on the legacy stream"),
                               ("", " int64", "python / C++, both with int64 indices"),
-                              (" int32", "", "python / C++, both with int32 indices")):
+                              (" int32", "", "python / C++, both with int32 indices"),
+                              (" experts none", "", "python without experts / C++"),
+                              (" clock-events off", "", "python, no events in its clock pass / C++")):
             p, c = py.get(f"bench_ep.py np{np} fp8{pys}"), cpp.get(f"ldst np{np} fp8{cs}")
             if (p is None or c is None) and (pys or cs):
                 continue
