@@ -872,11 +872,16 @@ int main(int argc, char** argv) {
                     gpu ? " with the host ahead" : "");
         // Each PE's own medians beside the slowest: a PE whose call starts before its peers' waits
         // for their rows, so the spread between PEs tells that wait from the call's own work.
-        std::printf("each PE's median, kernel (dispatch / combine)%s:", gpu ? " and latency with the host ahead" : "");
+        // On the GPU also each PE's latency (plain and with the host ahead) and host time: in the
+        // plain rounds a PE whose host launches later than the GPU could start its call shows it.
+        std::printf("each PE's median, kernel (dispatch / combine)%s:",
+                    gpu ? ", latency, latency with the host ahead, host time per call" : "");
         for (int p = 0; p < npes; ++p) {
             const double* v = &g[p * kStride];
             std::printf("%s PE %d %.1f / %.1f", p ? ";" : "", p, v[kDispKernel], v[kCombKernel]);
-            if (gpu) std::printf(", %.1f / %.1f", v[kDispAhead], v[kCombAhead]);
+            if (gpu)
+                std::printf(", %.1f / %.1f, %.1f / %.1f, %.1f / %.1f", v[kDisp], v[kComb], v[kDispAhead], v[kCombAhead],
+                            v[kDispHost], v[kCombHost]);
             std::printf(" us");
         }
         std::printf("\n");

@@ -133,6 +133,23 @@ def experts(how, buf, h, rx, y, rows, fp8):
         yr.view(L, rows, H // 128, 128).mul_(rx[1][:, :rows].unsqueeze(-1))
 
 
+def upper_median(v):
+    """The flagship's median of a 1-D tensor: the upper middle."""
+    return sorted(v.tolist())[len(v) // 2]
+
+
+def launch_lag(lt):
+    """lt [PEs, 2, rounds] float64: each plain round's host clock at the dispatch's barrier launch
+    (ns) and dispatch latency (us). Medians over the rounds of how much later the last PE's host
+    launched than the first's (us), of the last one's dispatch latency, and of the others'."""
+    t, lat = lt[:, 0], lt[:, 1]
+    last = t.argmax(0)
+    lag = (t.max(0).values - t.min(0).values) * 1e-3
+    mine = lat.gather(0, last.unsqueeze(0)).squeeze(0)
+    others = (lat.sum(0) - mine) / max(1, lt.shape[0] - 1)
+    return upper_median(lag), upper_median(mine), upper_median(others)
+
+
 def start_spread(st):
     """st [PEs, 4 x rounds] int64 (each round's dispatch start, end, combine start, end; one GPU's
     global timer): medians over the rounds of how much later the last PE's first block started
@@ -143,8 +160,8 @@ def start_spread(st):
     last = start.max(0).values
     spread = (last - start.min(0).values).double() * 1e-3
     from_last = (end.max(0).values - last).double() * 1e-3
-    med = lambda v: sorted(v.tolist())[len(v) // 2]  # noqa: E731 (the flagship's median: the upper middle)
-    return [med(spread[:, 0]), med(from_last[:, 0]), med(spread[:, 1]), med(from_last[:, 1])]
+    return [upper_median(spread[:, 0]), upper_median(from_last[:, 0]), upper_median(spread[:, 1]),
+            upper_median(from_last[:, 1])]
 
 
 def main():
@@ -208,8 +225,13 @@ def main():
     # before each call, marks around it, and one synchronization at the round's end, so the host
     # queues the experts' work and the combine while the GPU still runs the dispatch. A pass
     # with the receive hook (send-only calls, then the hooks) follows the plain one.
+    # The host clock (one for every PE on this host) as each plain round's barrier before the
+    # dispatch is launched: which PE's host came last to it, beside each PE's dispatch latency.
+    launched = []
     for hooked, ahead in ((False, False), (True, False)) + (((False, True),) if gpu else ()):
         for r in range(a.rounds + 2):
+            if not hooked and not ahead and r >= 2:
+                launched.append(time.perf_counter_ns())
             barrier(ahead)
             (rx, cnt, h, _, dhook), hd = call(
                 0, lambda: buf.low_latency_dispatch(x, idx, T, E, use_fp8=fp8, return_recv_hook=hooked))
@@ -286,12 +308,16 @@ def main():
     allst = kishmem.zeros((n, len(stamps) + 1), dtype=torch.int64)
     med = torch.tensor([statistics.median(v) if v else 0.0 for v in times], dtype=torch.float64)
     allmed = kishmem.zeros((n, len(times)), dtype=torch.float64)
+    # each plain round's launch time and dispatch latency (rounds in the same order on every PE)
+    alllate = kishmem.zeros((n, 2, len(launched)), dtype=torch.float64)
     mine_st, mine_med = torch.tensor(stamps + [gpu_id], dtype=torch.int64).to(dev), med.to(dev)
+    mine_late = torch.tensor([[float(t) for t in launched], times[DISP]], dtype=torch.float64).to(dev)
     if gpu:
         torch.cuda.synchronize()
     kishmem.barrier_all()
     kishmem.put(allst[me], mine_st, 0)
     kishmem.put(allmed[me], mine_med, 0)
+    kishmem.put(alllate[me], mine_late, 0)
     kishmem.barrier_all()
     if me == 0:
         worst = allmed.cpu().max(0).values.tolist()
@@ -319,9 +345,16 @@ def main():
             print(f"RESULT ep_python dispatch_ahead_us {worst[DAHEAD]:.2f}\nRESULT ep_python combine_ahead_us {worst[CAHEAD]:.2f}")
         # each PE's own medians beside the slowest (as the flagship prints them)
         per = allmed.cpu().tolist()
-        print(f"each PE's median, kernel (dispatch / combine){' and latency with the host ahead' if gpu else ''}: "
-              + "; ".join(f"PE {p} {v[KDISP]:.1f} / {v[KCOMB]:.1f}" + (f", {v[DAHEAD]:.1f} / {v[CAHEAD]:.1f}" if gpu else "")
-                          + " us" for p, v in enumerate(per)))
+        print(f"each PE's median, kernel (dispatch / combine)"
+              f"{', latency, latency with the host ahead, host time per call' if gpu else ''}: "
+              + "; ".join(f"PE {p} {v[KDISP]:.1f} / {v[KCOMB]:.1f}"
+                          + (f", {v[DISP]:.1f} / {v[COMB]:.1f}, {v[DAHEAD]:.1f} / {v[CAHEAD]:.1f}, {v[HDISP]:.1f} / {v[HCOMB]:.1f}"
+                             if gpu else "") + " us" for p, v in enumerate(per)))
+        if gpu and n > 1 and len(launched):
+            lag, last_lat, other_lat = launch_lag(alllate.cpu())
+            print(f"the plain rounds' barriers before the dispatch (medians over the rounds): the last PE's host launched its "
+                  f"barrier {lag:.1f} us after the first PE's; that PE's dispatch latency {last_lat:.1f} us, the other PEs' "
+                  f"{other_lat:.1f} us")
         st = allst.cpu()
         if gpu and n > 1 and len(stamps) and bool((st[:, -1] == st[0, -1]).all()) and int(st[0, -1]) != 0:
             sp = start_spread(st[:, :-1])
