@@ -390,6 +390,19 @@ class Buffer:
         self._b.check(self._stream())
 
 
+def _without_frame(method, kind):
+    """The binding's form of a dispatch or combine method (its fast_method): a call whose arguments
+    the binding takes as they are launches there, with no Python frame before the launch; any
+    other call runs `method` as written above."""
+    import inspect
+    doc = f"{method.__name__}{inspect.signature(method)}\n--\n\n{inspect.getdoc(method) or ''}"
+    return _c.ep.fast_method(method, kind, _NO_EVENT, doc)
+
+
+Buffer.low_latency_dispatch = _without_frame(Buffer.low_latency_dispatch, "dispatch")
+Buffer.low_latency_combine = _without_frame(Buffer.low_latency_combine, "combine")
+
+
 def _team_of(group):
     import kishmem
     if group is None:

@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -236,6 +237,158 @@ void combine(PyBuffer& self, uintptr_t s, uintptr_t expert_out, uintptr_t w, uin
     });
 }
 
+// dispatch from the tensors, checked here: None (nothing launched) where a check fails.
+::py::object dispatch_fast(PyBuffer& self, ::py::handle wrapper, ::py::handle x, ::py::handle idx, bool send_only) {
+    const Torch& t = self.torch;
+    const ep::Config& c = self.get().config();
+    uintptr_t xa = 0, ia = 0, s = 0;
+    long long T = 0;
+    bool idx64 = false;
+    ::py::object shape;
+    if (t.dev == -2 || !tensor_ok(t, x, t.bf16, t.bf16, {-1, c.hidden}, &xa, &T) || T > c.max_tokens_per_pe ||
+        !tensor_ok(t, idx, t.i64, t.i32, {T, c.topk}, &ia, nullptr, &shape, &idx64) || !current_stream(t, &s))
+        return ::py::none();
+    return dispatch(self, wrapper, s, xa, ia, idx64, static_cast<int>(T), std::move(shape), send_only);
+}
+
+// combine from the tensors (out given), checked here: false (nothing launched) where a check fails.
+bool combine_fast(PyBuffer& self, ::py::handle x, ::py::handle idx, ::py::handle w, ::py::handle handle, ::py::handle out,
+                  bool zero_copy, bool send_only) {
+    const Torch& t = self.torch;
+    if (t.dev == -2 || !::py::isinstance<PyHandle>(handle)) return false;
+    PyHandle& h = handle.cast<PyHandle&>();
+    const ep::Config& c = self.get().config();
+    const long long T = h.h.num_tokens;
+    uintptr_t xa = 0, ia = 0, wa = 0, oa = 0, s = 0;
+    if (h.owner != &self || T == 0 || !tensor_ok(t, x, t.bf16, t.bf16, {t.local_experts, t.recv_rows, c.hidden}, &xa) ||
+        (zero_copy && xa != reinterpret_cast<uintptr_t>(self.get().combine_buffer())) ||
+        !tensor_ok(t, idx, t.i64, t.i32, {T, c.topk}, &ia) || !tensor_ok(t, w, t.f32, t.f32, {T, c.topk}, &wa) ||
+        !tensor_ok(t, out, t.bf16, t.bf16, {T, c.hidden}, &oa) || !current_stream(t, &s))
+        return false;
+    combine(self, s, xa, wa, oa, h, send_only);
+    return true;
+}
+
+// ---- Buffer.low_latency_dispatch and low_latency_combine without a Python frame ----
+// kishmem/ep.py installs these as the two methods (fast_method): a call whose arguments are all as
+// the fast calls above take them (the tensors and sizes by position, the keywords at what the fast
+// path allows) launches from here and returns DeepEP's tuple; any other call, and one whose check
+// fails (nothing launched then), goes on to the Python method, which checks every argument and
+// names what is wrong. Saves the Python method's frame and pybind11's dispatch before the launch.
+// A method's state (its PyCFunction's self): (the Python method, kishmem.ep's no-event object).
+
+// A keyword's value allowed on the fast path: `name` among `names`, its value checked by `ok`.
+bool keywords_ok(PyObject* kwnames, PyObject* const* values, std::initializer_list<const char*> names,
+                 bool (*ok)(const char* name, PyObject* value, void* ctx), void* ctx) {
+    const Py_ssize_t n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+        if (!name) {
+            PyErr_Clear();
+            return false;
+        }
+        bool known = false;
+        for (const char* k : names) known |= std::strcmp(name, k) == 0;
+        if (!known || !ok(name, values[i], ctx)) return false;
+    }
+    return true;
+}
+
+bool is_false(PyObject* v) { return v == Py_False || v == Py_None || (PyLong_CheckExact(v) && PyLong_AsLong(v) == 0); }
+
+bool long_is(PyObject* v, long long want) {
+    if (!PyLong_CheckExact(v)) return false;
+    const long long got = PyLong_AsLongLong(v);
+    if (got == -1 && PyErr_Occurred()) PyErr_Clear();
+    return got == want;
+}
+
+PyBuffer* buffer_of(PyObject* wrapper) {
+    static PyObject* s_b = name("_b");
+    ::py::object b = steal(PyObject_GetAttr(wrapper, s_b));
+    if (!b || !::py::isinstance<PyBuffer>(b)) return nullptr;
+    return &b.cast<PyBuffer&>();  // (the wrapper keeps it alive through the call)
+}
+
+// Runs f() -> new reference or nullptr (not taken: the Python method then), with the library's
+// errors raised as Python's.
+template <class F>
+PyObject* fast_or_python(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames, F&& f) {
+    try {
+        if (PyObject* r = f()) return r;
+    } catch (::py::error_already_set& e) {
+        e.restore();
+        return nullptr;
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return nullptr;
+    }
+    return PyObject_Vectorcall(PyTuple_GET_ITEM(state, 0), args, PyVectorcall_NARGS(nargsf), kwnames);
+}
+
+// (self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts; use_fp8 as the buffer's, the
+// other keywords at their defaults) -> (recv_x, recv_count, handle, no event, no hook)
+PyObject* method_dispatch(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+    return fast_or_python(state, args, nargsf, kwnames, [&]() -> PyObject* {
+        if (PyVectorcall_NARGS(nargsf) != 5) return nullptr;
+        PyBuffer* pb = buffer_of(args[0]);
+        if (!pb || !pb->b) return nullptr;
+        const ep::Config& c = pb->b->config();
+        bool fp8 = c.format == ep::Format::fp8_e4m3;
+        if (!long_is(args[3], c.max_tokens_per_pe) || !long_is(args[4], c.num_experts) ||
+            !keywords_ok(kwnames, args + 5,
+                         {"use_fp8", "cumulative_local_expert_recv_stats", "round_scale", "use_ue8m0", "async_finish", "return_recv_hook"},
+                         [](const char* k, PyObject* v, void* ctx) {
+                             if (std::strcmp(k, "use_fp8") == 0) return v == (*static_cast<bool*>(ctx) ? Py_True : Py_False);
+                             return is_false(v);
+                         },
+                         &fp8))
+            return nullptr;
+        ::py::object r = dispatch_fast(*pb, args[0], args[1], args[2], false);
+        if (r.is_none()) return nullptr;
+        if (PyTuple_GET_SIZE(r.ptr()) != 3) {  // the first dispatch: kishmem/ep.py makes the views
+            static PyObject* s_viewed = name("_viewed");
+            PyObject* v = PyObject_CallMethodOneArg(args[0], s_viewed, r.ptr());
+            if (!v) throw ::py::error_already_set();
+            r = ::py::reinterpret_steal<::py::object>(v);
+        }
+        PyObject* t = r.ptr();
+        return PyTuple_Pack(5, PyTuple_GET_ITEM(t, 0), PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
+                            PyTuple_GET_ITEM(state, 1), Py_None);
+    });
+}
+
+// (self, x, topk_idx, topk_weights, handle; out= a tensor, zero_copy either way, the other
+// keywords at their defaults) -> (out, no event, no hook)
+PyObject* method_combine(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+    return fast_or_python(state, args, nargsf, kwnames, [&]() -> PyObject* {
+        if (PyVectorcall_NARGS(nargsf) != 5) return nullptr;
+        PyBuffer* pb = buffer_of(args[0]);
+        if (!pb || !pb->b) return nullptr;
+        struct Kw {
+            PyObject* out = nullptr;
+            bool zero_copy = false;
+        } kw;
+        if (!keywords_ok(kwnames, args + 5, {"use_logfmt", "zero_copy", "async_finish", "return_recv_hook", "out"},
+                         [](const char* k, PyObject* v, void* ctx) {
+                             Kw& w = *static_cast<Kw*>(ctx);
+                             if (std::strcmp(k, "out") == 0) {
+                                 w.out = v;
+                                 return v != Py_None;
+                             }
+                             if (std::strcmp(k, "zero_copy") == 0) {
+                                 w.zero_copy = v == Py_True;
+                                 return v == Py_True || v == Py_False;
+                             }
+                             return is_false(v);
+                         },
+                         &kw) ||
+            !kw.out || !combine_fast(*pb, args[1], args[2], args[3], args[4], kw.out, kw.zero_copy, false))
+            return nullptr;
+        return PyTuple_Pack(3, kw.out, PyTuple_GET_ITEM(state, 1), Py_None);
+    });
+}
+
 }  // namespace
 
 void bind_ep(::py::module_& m) {
@@ -308,41 +461,14 @@ void bind_ep(::py::module_& m) {
             return dispatch(self, wrapper, s, x, idx, idx64, T, std::move(idx_shape), send_only);
         })
         // The same from the tensors, checked here; None (nothing launched) where a check fails.
-        .def("dispatch_fast", [](PyBuffer& self, ::py::handle wrapper, ::py::handle x, ::py::handle idx,
-                                 bool send_only) -> ::py::object {
-            const Torch& t = self.torch;
-            const ep::Config& c = self.get().config();
-            uintptr_t xa = 0, ia = 0, s = 0;
-            long long T = 0;
-            bool idx64 = false;
-            ::py::object shape;
-            if (t.dev == -2 || !tensor_ok(t, x, t.bf16, t.bf16, {-1, c.hidden}, &xa, &T) || T > c.max_tokens_per_pe ||
-                !tensor_ok(t, idx, t.i64, t.i32, {T, c.topk}, &ia, nullptr, &shape, &idx64) || !current_stream(t, &s))
-                return ::py::none();
-            return dispatch(self, wrapper, s, xa, ia, idx64, static_cast<int>(T), std::move(shape), send_only);
-        })
+        .def("dispatch_fast", &dispatch_fast)
         .def("dispatch_recv", [](PyBuffer& self, uintptr_t s, PyHandle& h) {
             run(self, [&](ep::Buffer& b) { return b.dispatch_recv(to_stream(s), &h.h); });
         })
         .def("combine", [](PyBuffer& self, uintptr_t s, uintptr_t expert_out, uintptr_t w, uintptr_t out, PyHandle& h,
                            bool send_only) { combine(self, s, expert_out, w, out, h, send_only); })
         // The same from the tensors (out given), checked here; False (nothing launched) where a check fails.
-        .def("combine_fast", [](PyBuffer& self, ::py::handle x, ::py::handle idx, ::py::handle w, ::py::handle handle,
-                                ::py::handle out, bool zero_copy, bool send_only) {
-            const Torch& t = self.torch;
-            if (t.dev == -2 || !::py::isinstance<PyHandle>(handle)) return false;
-            PyHandle& h = handle.cast<PyHandle&>();
-            const ep::Config& c = self.get().config();
-            const long long T = h.h.num_tokens;
-            uintptr_t xa = 0, ia = 0, wa = 0, oa = 0, s = 0;
-            if (h.owner != &self || T == 0 || !tensor_ok(t, x, t.bf16, t.bf16, {t.local_experts, t.recv_rows, c.hidden}, &xa) ||
-                (zero_copy && xa != reinterpret_cast<uintptr_t>(self.get().combine_buffer())) ||
-                !tensor_ok(t, idx, t.i64, t.i32, {T, c.topk}, &ia) || !tensor_ok(t, w, t.f32, t.f32, {T, c.topk}, &wa) ||
-                !tensor_ok(t, out, t.bf16, t.bf16, {T, c.hidden}, &oa) || !current_stream(t, &s))
-                return false;
-            combine(self, s, xa, wa, oa, h, send_only);
-            return true;
-        })
+        .def("combine_fast", &combine_fast)
         .def("received_bf16", [](PyBuffer& self, uintptr_t s, PyHandle& h, uintptr_t out) {
             run(self, [&](ep::Buffer& b) { return b.received_bf16(to_stream(s), &h.h, to<void>(out)); });
         })
@@ -373,6 +499,30 @@ void bind_ep(::py::module_& m) {
             run(self, [&](ep::Buffer& b) { return b.check(to_stream(s)); }, Gil::release);
         });
 
+    // kishmem/ep.py's two methods without a Python frame (see method_dispatch): a method of the
+    // class (an instancemethod over a builtin) that falls back on `python` (the method as written
+    // there); `doc` is its text signature and docstring, as help() shows them.
+    m.def("fast_method", [](::py::function python, const std::string& kind, ::py::object no_event, const std::string& doc) {
+        static std::string docs[2];
+        static PyMethodDef defs[2] = {
+            {"low_latency_dispatch", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&method_dispatch)),
+             METH_FASTCALL | METH_KEYWORDS, nullptr},
+            {"low_latency_combine", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&method_combine)),
+             METH_FASTCALL | METH_KEYWORDS, nullptr}};
+        const int i = kind == "dispatch" ? 0 : kind == "combine" ? 1 : -1;
+        if (i < 0) raise("kishmem.ep.fast_method: kind must be 'dispatch' or 'combine', got '" + kind + "'");
+        if (!defs[i].ml_doc) {  // (once: the definition outlives every function made over it)
+            docs[i] = doc;
+            defs[i].ml_doc = docs[i].c_str();
+        }
+        ::py::tuple state = ::py::make_tuple(python, no_event);
+        PyObject* f = PyCFunction_NewEx(&defs[i], state.ptr(), nullptr);
+        if (!f) throw ::py::error_already_set();
+        PyObject* meth = PyInstanceMethod_New(f);
+        Py_DECREF(f);
+        if (!meth) throw ::py::error_already_set();
+        return ::py::reinterpret_steal<::py::object>(meth);
+    });
     m.def("select_topk", [](uintptr_t scores, int T, int E, int K, int max_nodes, int epn, uintptr_t idx, uintptr_t w) {
         const int rc = ep::select_topk(to<const float>(scores), T, E, K, max_nodes, epn, to<int32_t>(idx), to<float>(w));
         if (rc != ep::kOk) raise("kishmem::ep::select_topk: bad argument (status " + std::to_string(rc) + ", message on stderr)");

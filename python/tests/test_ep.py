@@ -182,6 +182,57 @@ def test_binding_or_python_checks(shmem, monkeypatch, subclass):
     buf.destroy()
 
 
+@pytest.mark.parametrize("plain", [True, False])
+def test_calls_without_python_frame(shmem, plain):
+    """The methods keep DeepEP's signatures; a call the binding takes as it is (the tensors and
+    sizes by position, the keywords at what it allows, combine with out=) runs no Python frame of
+    kishmem/ep.py before its launch, any other call runs the Python methods; both give the
+    same results."""
+    import inspect
+    import sys
+    n, me = shmem.n_pes(), shmem.my_pe()
+    E = PER_PE * n
+    buf = shmem.ep.Buffer(shmem.TEAM_WORLD, T_MAX, HIDDEN, E, TOPK, use_fp8=True)
+    assert list(inspect.signature(buf.low_latency_dispatch).parameters)[:4] == [
+        "x", "topk_idx", "num_max_dispatch_tokens_per_rank", "num_experts"]
+    assert "return_recv_hook" in inspect.signature(buf.low_latency_combine).parameters
+    assert "recv_count" in buf.low_latency_dispatch.__doc__
+    x, idx, w = ref.inputs(me, tokens_of(me), HIDDEN, TOPK, E, 91)
+    out = torch.empty((len(x), HIDDEN), dtype=torch.bfloat16)
+    stats = None if plain else torch.zeros(PER_PE, dtype=torch.int32)
+    entered = []
+    ep_file = sys.modules["kishmem.ep"].__file__
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == ep_file:
+            entered.append(frame.f_code.co_name)
+    for _ in range(2):  # (the first dispatch makes the views in Python)
+        sys.setprofile(profile)
+        try:
+            entered.clear()
+            recv_x, recv_count, handle, event, hook = buf.low_latency_dispatch(
+                x, idx, T_MAX, E, cumulative_local_expert_recv_stats=stats, use_fp8=True)
+            dispatched = list(entered)
+            y = buf.get_next_low_latency_combine_buffer(handle)
+            rows = buf.received_bf16(handle)
+            for le in range(PER_PE):
+                c = int(recv_count[le])
+                y[le, :c] = expert_fn(me * PER_PE + le, rows[le, :c].float())
+            entered.clear()
+            combined, cevent, chook = buf.low_latency_combine(y, idx, w, handle, zero_copy=True, out=out)
+            combine_frames = list(entered)
+        finally:
+            sys.setprofile(None)
+        assert hook is None and chook is None and combined is out
+        assert event is cevent and event.event is None
+    assert ("low_latency_dispatch" in dispatched) != plain, dispatched
+    assert combine_frames == [], combine_frames
+    check_combined(out, x, idx, w, True)
+    if stats is not None:
+        assert torch.equal(stats, recv_count * 2)
+    buf.destroy()
+
+
 def test_kernel_clock(shmem):
     """The kernel clock (the GPU form: the kernels' time and their stamps; the CPU form: each
     call's host time, no stamps): off by default; on, every kind of call whose last call ran with
