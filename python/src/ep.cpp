@@ -294,6 +294,7 @@ bool keywords_ok(PyObject* kwnames, PyObject* const* values, std::initializer_li
     return true;
 }
 
+// A flag the fast path takes only off: False, None or 0 (what the Python methods take as off).
 bool is_false(PyObject* v) { return v == Py_False || v == Py_None || (PyLong_CheckExact(v) && PyLong_AsLong(v) == 0); }
 
 bool long_is(PyObject* v, long long want) {
@@ -340,6 +341,8 @@ PyObject* method_dispatch(PyObject* state, PyObject* const* args, Py_ssize_t nar
                          {"use_fp8", "cumulative_local_expert_recv_stats", "round_scale", "use_ue8m0", "async_finish", "return_recv_hook"},
                          [](const char* k, PyObject* v, void* ctx) {
                              if (std::strcmp(k, "use_fp8") == 0) return v == (*static_cast<bool*>(ctx) ? Py_True : Py_False);
+                             // (stats: None only; anything else is the Python method's to check or use)
+                             if (std::strcmp(k, "cumulative_local_expert_recv_stats") == 0) return v == Py_None;
                              return is_false(v);
                          },
                          &fp8))

@@ -133,6 +133,8 @@ DISPATCH_CASES = [
     ("strided", lambda x, i: (x, torch.cat([i, i], 1)[:, ::2], {}), r"topk_idx is not contiguous"),
     ("fp8", lambda x, i: (x, i, {"use_fp8": False}), r"use_fp8 = False but the buffer was made with use_fp8 = True"),
     ("ue8m0", lambda x, i: (x, i, {"use_ue8m0": True}), r"round_scale and use_ue8m0 are not supported"),
+    ("stats", lambda x, i: (x, i, {"cumulative_local_expert_recv_stats": 0}),
+     r"cumulative_local_expert_recv_stats is a int, not a torch tensor"),
 ]
 
 
