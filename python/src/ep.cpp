@@ -295,7 +295,14 @@ bool keywords_ok(PyObject* kwnames, PyObject* const* values, std::initializer_li
 }
 
 // A flag the fast path takes only off: False, None or 0 (what the Python methods take as off).
-bool is_false(PyObject* v) { return v == Py_False || v == Py_None || (PyLong_CheckExact(v) && PyLong_AsLong(v) == 0); }
+bool is_false(PyObject* v) {
+    if (v == Py_False || v == Py_None) return true;
+    if (!PyLong_CheckExact(v)) return false;
+    int overflow = 0;
+    const long got = PyLong_AsLongAndOverflow(v, &overflow);
+    if (got == -1 && PyErr_Occurred()) PyErr_Clear();
+    return overflow == 0 && got == 0;
+}
 
 bool long_is(PyObject* v, long long want) {
     if (!PyLong_CheckExact(v)) return false;
@@ -311,63 +318,88 @@ PyBuffer* buffer_of(PyObject* wrapper) {
     return &b.cast<PyBuffer&>();  // (the wrapper keeps it alive through the call)
 }
 
-// Runs f() -> new reference or nullptr (not taken: the Python method then), with the library's
-// errors raised as Python's.
+// Runs f(): its result, or a null object where it does not take the call (nothing launched: the
+// Python method then runs it, with no error left from the checks). Once f has launched, any
+// failure throws (the error raised, never the Python method: that would launch again).
 template <class F>
 PyObject* fast_or_python(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames, F&& f) {
     try {
-        if (PyObject* r = f()) return r;
+        ::py::object r = f();
+        if (r) return r.release().ptr();
     } catch (::py::error_already_set& e) {
         e.restore();
         return nullptr;
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
     } catch (const std::exception& e) {
         PyErr_SetString(PyExc_RuntimeError, e.what());
         return nullptr;
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "kishmem.ep: an unknown C++ exception in the binding");
+        return nullptr;
     }
+    if (PyErr_Occurred()) PyErr_Clear();
     return PyObject_Vectorcall(PyTuple_GET_ITEM(state, 0), args, PyVectorcall_NARGS(nargsf), kwnames);
+}
+
+// A new reference or the Python error thrown (after a launch: see fast_or_python).
+::py::object owned(PyObject* o) {
+    if (!o) throw ::py::error_already_set();
+    return ::py::reinterpret_steal<::py::object>(o);
 }
 
 // (self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts; use_fp8 as the buffer's, the
 // other keywords at their defaults) -> (recv_x, recv_count, handle, no event, no hook)
 PyObject* method_dispatch(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-    return fast_or_python(state, args, nargsf, kwnames, [&]() -> PyObject* {
-        if (PyVectorcall_NARGS(nargsf) != 5) return nullptr;
+    return fast_or_python(state, args, nargsf, kwnames, [&]() -> ::py::object {
+        if (PyVectorcall_NARGS(nargsf) != 5) return {};
         PyBuffer* pb = buffer_of(args[0]);
-        if (!pb || !pb->b) return nullptr;
+        if (!pb || !pb->b) return {};
         const ep::Config& c = pb->b->config();
-        bool fp8 = c.format == ep::Format::fp8_e4m3;
+        struct Kw {
+            bool fp8;             // the buffer's format
+            bool fp8_seen = false;
+        } kw{c.format == ep::Format::fp8_e4m3};
         if (!long_is(args[3], c.max_tokens_per_pe) || !long_is(args[4], c.num_experts) ||
             !keywords_ok(kwnames, args + 5,
                          {"use_fp8", "cumulative_local_expert_recv_stats", "round_scale", "use_ue8m0", "async_finish", "return_recv_hook"},
                          [](const char* k, PyObject* v, void* ctx) {
-                             if (std::strcmp(k, "use_fp8") == 0) return v == (*static_cast<bool*>(ctx) ? Py_True : Py_False);
+                             Kw& w = *static_cast<Kw*>(ctx);
+                             if (std::strcmp(k, "use_fp8") == 0) {
+                                 w.fp8_seen = true;
+                                 return v == (w.fp8 ? Py_True : Py_False);
+                             }
                              // (stats: None only; anything else is the Python method's to check or use)
                              if (std::strcmp(k, "cumulative_local_expert_recv_stats") == 0) return v == Py_None;
                              return is_false(v);
                          },
-                         &fp8))
-            return nullptr;
+                         &kw) ||
+            (!kw.fp8_seen && !kw.fp8))  // (use_fp8 left at its default, True, on a bf16 buffer: refused there)
+            return {};
         ::py::object r = dispatch_fast(*pb, args[0], args[1], args[2], false);
-        if (r.is_none()) return nullptr;
+        if (r.is_none()) return {};
+        // Launched: from here on a failure raises.
         if (PyTuple_GET_SIZE(r.ptr()) != 3) {  // the first dispatch: kishmem/ep.py makes the views
             static PyObject* s_viewed = name("_viewed");
-            PyObject* v = PyObject_CallMethodOneArg(args[0], s_viewed, r.ptr());
-            if (!v) throw ::py::error_already_set();
-            r = ::py::reinterpret_steal<::py::object>(v);
+            r = owned(PyObject_CallMethodOneArg(args[0], s_viewed, r.ptr()));
+            if (!PyTuple_Check(r.ptr()) || PyTuple_GET_SIZE(r.ptr()) != 3) {
+                PyErr_SetString(PyExc_RuntimeError, "kishmem.ep: Buffer._viewed did not return (recv_x, recv_count, handle)");
+                throw ::py::error_already_set();
+            }
         }
         PyObject* t = r.ptr();
-        return PyTuple_Pack(5, PyTuple_GET_ITEM(t, 0), PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
-                            PyTuple_GET_ITEM(state, 1), Py_None);
+        return owned(PyTuple_Pack(5, PyTuple_GET_ITEM(t, 0), PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
+                                  PyTuple_GET_ITEM(state, 1), Py_None));
     });
 }
 
 // (self, x, topk_idx, topk_weights, handle; out= a tensor, zero_copy either way, the other
 // keywords at their defaults) -> (out, no event, no hook)
 PyObject* method_combine(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-    return fast_or_python(state, args, nargsf, kwnames, [&]() -> PyObject* {
-        if (PyVectorcall_NARGS(nargsf) != 5) return nullptr;
+    return fast_or_python(state, args, nargsf, kwnames, [&]() -> ::py::object {
+        if (PyVectorcall_NARGS(nargsf) != 5) return {};
         PyBuffer* pb = buffer_of(args[0]);
-        if (!pb || !pb->b) return nullptr;
+        if (!pb || !pb->b) return {};
         struct Kw {
             PyObject* out = nullptr;
             bool zero_copy = false;
@@ -387,8 +419,8 @@ PyObject* method_combine(PyObject* state, PyObject* const* args, Py_ssize_t narg
                          },
                          &kw) ||
             !kw.out || !combine_fast(*pb, args[1], args[2], args[3], args[4], kw.out, kw.zero_copy, false))
-            return nullptr;
-        return PyTuple_Pack(3, kw.out, PyTuple_GET_ITEM(state, 1), Py_None);
+            return {};
+        return owned(PyTuple_Pack(3, kw.out, PyTuple_GET_ITEM(state, 1), Py_None));  // (launched: a failure raises)
     });
 }
 
@@ -506,25 +538,15 @@ void bind_ep(::py::module_& m) {
     // class (an instancemethod over a builtin) that falls back on `python` (the method as written
     // there); `doc` is its text signature and docstring, as help() shows them.
     m.def("fast_method", [](::py::function python, const std::string& kind, ::py::object no_event, const std::string& doc) {
-        static std::string docs[2];
-        static PyMethodDef defs[2] = {
-            {"low_latency_dispatch", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&method_dispatch)),
-             METH_FASTCALL | METH_KEYWORDS, nullptr},
-            {"low_latency_combine", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&method_combine)),
-             METH_FASTCALL | METH_KEYWORDS, nullptr}};
         const int i = kind == "dispatch" ? 0 : kind == "combine" ? 1 : -1;
         if (i < 0) raise("kishmem.ep.fast_method: kind must be 'dispatch' or 'combine', got '" + kind + "'");
-        if (!defs[i].ml_doc) {  // (once: the definition outlives every function made over it)
-            docs[i] = doc;
-            defs[i].ml_doc = docs[i].c_str();
-        }
+        // (kept for the process's life: the function made over it may outlive this module's state)
+        auto* def = new PyMethodDef{i == 0 ? "low_latency_dispatch" : "low_latency_combine",
+                                    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(i == 0 ? &method_dispatch : &method_combine)),
+                                    METH_FASTCALL | METH_KEYWORDS, (new std::string(doc))->c_str()};
         ::py::tuple state = ::py::make_tuple(python, no_event);
-        PyObject* f = PyCFunction_NewEx(&defs[i], state.ptr(), nullptr);
-        if (!f) throw ::py::error_already_set();
-        PyObject* meth = PyInstanceMethod_New(f);
-        Py_DECREF(f);
-        if (!meth) throw ::py::error_already_set();
-        return ::py::reinterpret_steal<::py::object>(meth);
+        ::py::object f = owned(PyCFunction_NewEx(def, state.ptr(), nullptr));
+        return owned(PyInstanceMethod_New(f.ptr()));
     });
     m.def("select_topk", [](uintptr_t scores, int T, int E, int K, int max_nodes, int epn, uintptr_t idx, uintptr_t w) {
         const int rc = ep::select_topk(to<const float>(scores), T, E, K, max_nodes, epn, to<int32_t>(idx), to<float>(w));

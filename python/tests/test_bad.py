@@ -135,6 +135,7 @@ DISPATCH_CASES = [
     ("ue8m0", lambda x, i: (x, i, {"use_ue8m0": True}), r"round_scale and use_ue8m0 are not supported"),
     ("stats", lambda x, i: (x, i, {"cumulative_local_expert_recv_stats": 0}),
      r"cumulative_local_expert_recv_stats is a int, not a torch tensor"),
+    ("round_huge", lambda x, i: (x, i, {"round_scale": 2 ** 70}), r"round_scale and use_ue8m0 are not supported"),
 ]
 
 
@@ -164,6 +165,15 @@ def test_ep_dispatch(shmem, case):
     bx, bi, kw = bad(x, idx)
     refused_on_last(shmem, "dispatch", msg, lambda: buf.low_latency_dispatch(bx, bi, T, 2 * n, **kw),
                     lambda: buf.low_latency_dispatch(x, idx, T, 2 * n))
+    buf.destroy()
+
+
+def test_ep_dispatch_default_format(shmem):
+    """use_fp8 left at its default (True) on a bf16 buffer is refused, as DeepEP's default asks
+    for FP8."""
+    n, buf, x, idx = ep_case(shmem, False)
+    refused_on_last(shmem, "dispatch", r"use_fp8 = True but the buffer was made with use_fp8 = False",
+                    lambda: buf.low_latency_dispatch(x, idx, T, 2 * n), lambda: buf.low_latency_dispatch(x, idx, T, 2 * n, use_fp8=False))
     buf.destroy()
 
 
