@@ -396,7 +396,7 @@ def _without_frame(method, kind):
     other call runs `method` as written above."""
     import inspect
     doc = f"{method.__name__}{inspect.signature(method)}\n--\n\n{inspect.getdoc(method) or ''}"
-    return _c.ep.fast_method(method, kind, _NO_EVENT, doc)
+    return _c.ep.fast_method(Buffer, method, kind, _NO_EVENT, doc)
 
 
 Buffer.low_latency_dispatch = _without_frame(Buffer.low_latency_dispatch, "dispatch")

@@ -275,7 +275,14 @@ bool combine_fast(PyBuffer& self, ::py::handle x, ::py::handle idx, ::py::handle
 // path allows) launches from here and returns DeepEP's tuple; any other call, and one whose check
 // fails (nothing launched then), goes on to the Python method, which checks every argument and
 // names what is wrong. Saves the Python method's frame and pybind11's dispatch before the launch.
-// A method's state (its PyCFunction's self): (the Python method, kishmem.ep's no-event object).
+// What each entry falls back on and returns (set by fast_method; kept for the process's life): the
+// Python method as written in kishmem/ep.py, and kishmem.ep's no-event object. The entries' own
+// self is kishmem.ep.Buffer, so that they show as Buffer.low_latency_dispatch and ..._combine.
+struct MethodState {
+    PyObject* python = nullptr;
+    PyObject* no_event = nullptr;
+};
+MethodState g_method[2];  // dispatch, combine
 
 // A keyword's value allowed on the fast path: `name` among `names`, its value checked by `ok`.
 bool keywords_ok(PyObject* kwnames, PyObject* const* values, std::initializer_list<const char*> names,
@@ -322,7 +329,7 @@ PyBuffer* buffer_of(PyObject* wrapper) {
 // Python method then runs it, with no error left from the checks). Once f has launched, any
 // failure throws (the error raised, never the Python method: that would launch again).
 template <class F>
-PyObject* fast_or_python(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames, F&& f) {
+PyObject* fast_or_python(const MethodState& m, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames, F&& f) {
     try {
         ::py::object r = f();
         if (r) return r.release().ptr();
@@ -339,7 +346,7 @@ PyObject* fast_or_python(PyObject* state, PyObject* const* args, Py_ssize_t narg
         return nullptr;
     }
     if (PyErr_Occurred()) PyErr_Clear();
-    return PyObject_Vectorcall(PyTuple_GET_ITEM(state, 0), args, PyVectorcall_NARGS(nargsf), kwnames);
+    return PyObject_Vectorcall(m.python, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
 // A new reference or the Python error thrown (after a launch: see fast_or_python).
@@ -350,8 +357,9 @@ PyObject* fast_or_python(PyObject* state, PyObject* const* args, Py_ssize_t narg
 
 // (self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts; use_fp8 as the buffer's, the
 // other keywords at their defaults) -> (recv_x, recv_count, handle, no event, no hook)
-PyObject* method_dispatch(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-    return fast_or_python(state, args, nargsf, kwnames, [&]() -> ::py::object {
+PyObject* method_dispatch(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+    const MethodState& m = g_method[0];
+    return fast_or_python(m, args, nargsf, kwnames, [&]() -> ::py::object {
         if (PyVectorcall_NARGS(nargsf) != 5) return {};
         PyBuffer* pb = buffer_of(args[0]);
         if (!pb || !pb->b) return {};
@@ -389,14 +397,15 @@ PyObject* method_dispatch(PyObject* state, PyObject* const* args, Py_ssize_t nar
         }
         PyObject* t = r.ptr();
         return owned(PyTuple_Pack(5, PyTuple_GET_ITEM(t, 0), PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
-                                  PyTuple_GET_ITEM(state, 1), Py_None));
+                                  m.no_event, Py_None));
     });
 }
 
 // (self, x, topk_idx, topk_weights, handle; out= a tensor, zero_copy either way, the other
 // keywords at their defaults) -> (out, no event, no hook)
-PyObject* method_combine(PyObject* state, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-    return fast_or_python(state, args, nargsf, kwnames, [&]() -> ::py::object {
+PyObject* method_combine(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+    const MethodState& m = g_method[1];
+    return fast_or_python(m, args, nargsf, kwnames, [&]() -> ::py::object {
         if (PyVectorcall_NARGS(nargsf) != 5) return {};
         PyBuffer* pb = buffer_of(args[0]);
         if (!pb || !pb->b) return {};
@@ -420,7 +429,7 @@ PyObject* method_combine(PyObject* state, PyObject* const* args, Py_ssize_t narg
                          &kw) ||
             !kw.out || !combine_fast(*pb, args[1], args[2], args[3], args[4], kw.out, kw.zero_copy, false))
             return {};
-        return owned(PyTuple_Pack(3, kw.out, PyTuple_GET_ITEM(state, 1), Py_None));  // (launched: a failure raises)
+        return owned(PyTuple_Pack(3, kw.out, m.no_event, Py_None));  // (launched: a failure raises)
     });
 }
 
@@ -535,17 +544,18 @@ void bind_ep(::py::module_& m) {
         });
 
     // kishmem/ep.py's two methods without a Python frame (see method_dispatch): a method of the
-    // class (an instancemethod over a builtin) that falls back on `python` (the method as written
-    // there); `doc` is its text signature and docstring, as help() shows them.
-    m.def("fast_method", [](::py::function python, const std::string& kind, ::py::object no_event, const std::string& doc) {
+    // class `owner` (an instancemethod over a builtin) that falls back on `python` (the method as
+    // written there); `doc` is its text signature and docstring, as help() shows them.
+    m.def("fast_method", [](::py::type owner, ::py::function python, const std::string& kind, ::py::object no_event,
+                            const std::string& doc) {
         const int i = kind == "dispatch" ? 0 : kind == "combine" ? 1 : -1;
         if (i < 0) raise("kishmem.ep.fast_method: kind must be 'dispatch' or 'combine', got '" + kind + "'");
-        // (kept for the process's life: the function made over it may outlive this module's state)
+        // (kept for the process's life: the functions made over them may outlive this module's state)
         auto* def = new PyMethodDef{i == 0 ? "low_latency_dispatch" : "low_latency_combine",
                                     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(i == 0 ? &method_dispatch : &method_combine)),
                                     METH_FASTCALL | METH_KEYWORDS, (new std::string(doc))->c_str()};
-        ::py::tuple state = ::py::make_tuple(python, no_event);
-        ::py::object f = owned(PyCFunction_NewEx(def, state.ptr(), nullptr));
+        g_method[i] = MethodState{python.release().ptr(), no_event.release().ptr()};
+        ::py::object f = owned(PyCFunction_NewEx(def, owner.ptr(), nullptr));
         return owned(PyInstanceMethod_New(f.ptr()));
     });
     m.def("select_topk", [](uintptr_t scores, int T, int E, int K, int max_nodes, int epn, uintptr_t idx, uintptr_t w) {
