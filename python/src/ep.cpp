@@ -325,14 +325,19 @@ PyBuffer* buffer_of(PyObject* wrapper) {
     return &b.cast<PyBuffer&>();  // (the wrapper keeps it alive through the call)
 }
 
-// Runs f(): its result, or a null object where it does not take the call (nothing launched: the
-// Python method then runs it, with no error left from the checks). Once f has launched, any
+// Entry `which` (0 dispatch, 1 combine): runs f(buffer, state) on a call of self and 4 arguments
+// by position: its result, or a null object where it does not take the call (nothing launched:
+// the Python method then runs it, with no error left from the checks). Once f has launched, any
 // failure throws (the error raised, never the Python method: that would launch again).
 template <class F>
-PyObject* fast_or_python(const MethodState& m, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames, F&& f) {
+PyObject* fast_or_python(int which, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames, F&& f) {
+    const MethodState& m = g_method[which];
     try {
-        ::py::object r = f();
-        if (r) return r.release().ptr();
+        PyBuffer* pb = PyVectorcall_NARGS(nargsf) == 5 ? buffer_of(args[0]) : nullptr;
+        if (pb && pb->b) {
+            ::py::object r = f(*pb, m);
+            if (r) return r.release().ptr();
+        }
     } catch (::py::error_already_set& e) {
         e.restore();
         return nullptr;
@@ -358,12 +363,8 @@ PyObject* fast_or_python(const MethodState& m, PyObject* const* args, Py_ssize_t
 // (self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts; use_fp8 as the buffer's, the
 // other keywords at their defaults) -> (recv_x, recv_count, handle, no event, no hook)
 PyObject* method_dispatch(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-    const MethodState& m = g_method[0];
-    return fast_or_python(m, args, nargsf, kwnames, [&]() -> ::py::object {
-        if (PyVectorcall_NARGS(nargsf) != 5) return {};
-        PyBuffer* pb = buffer_of(args[0]);
-        if (!pb || !pb->b) return {};
-        const ep::Config& c = pb->b->config();
+    return fast_or_python(0, args, nargsf, kwnames, [&](PyBuffer& pb, const MethodState& m) -> ::py::object {
+        const ep::Config& c = pb.b->config();
         struct Kw {
             bool fp8;             // the buffer's format
             bool fp8_seen = false;
@@ -384,7 +385,7 @@ PyObject* method_dispatch(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_
                          &kw) ||
             (!kw.fp8_seen && !kw.fp8))  // (use_fp8 left at its default, True, on a bf16 buffer: refused there)
             return {};
-        ::py::object r = dispatch_fast(*pb, args[0], args[1], args[2], false);
+        ::py::object r = dispatch_fast(pb, args[0], args[1], args[2], false);
         if (r.is_none()) return {};
         // Launched: from here on a failure raises.
         if (PyTuple_GET_SIZE(r.ptr()) != 3) {  // the first dispatch: kishmem/ep.py makes the views
@@ -404,11 +405,7 @@ PyObject* method_dispatch(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_
 // (self, x, topk_idx, topk_weights, handle; out= a tensor, zero_copy either way, the other
 // keywords at their defaults) -> (out, no event, no hook)
 PyObject* method_combine(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-    const MethodState& m = g_method[1];
-    return fast_or_python(m, args, nargsf, kwnames, [&]() -> ::py::object {
-        if (PyVectorcall_NARGS(nargsf) != 5) return {};
-        PyBuffer* pb = buffer_of(args[0]);
-        if (!pb || !pb->b) return {};
+    return fast_or_python(1, args, nargsf, kwnames, [&](PyBuffer& pb, const MethodState& m) -> ::py::object {
         struct Kw {
             PyObject* out = nullptr;
             bool zero_copy = false;
@@ -427,7 +424,7 @@ PyObject* method_combine(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_t
                              return is_false(v);
                          },
                          &kw) ||
-            !kw.out || !combine_fast(*pb, args[1], args[2], args[3], args[4], kw.out, kw.zero_copy, false))
+            !kw.out || !combine_fast(pb, args[1], args[2], args[3], args[4], kw.out, kw.zero_copy, false))
             return {};
         return owned(PyTuple_Pack(3, kw.out, m.no_event, Py_None));  // (launched: a failure raises)
     });
