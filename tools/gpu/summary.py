@@ -52,13 +52,20 @@ def detail(stage, d):
 
 
 def commit(pass_dir):
+    """KISHMEM_COMMIT, else the checkout's HEAD, said to be not the tree that ran where tracked
+    files differ from it (a tree copied over an older checkout)."""
     c = os.environ.get("KISHMEM_COMMIT", "")
-    if not c:
-        try:
-            c = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(pass_dir)), "rev-parse", "HEAD"],
-                               capture_output=True, text=True).stdout.strip()
-        except OSError:
-            c = ""
+    if c:
+        return c
+    git = ["git", "-C", os.path.dirname(os.path.abspath(pass_dir))]
+    try:
+        c = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        changed = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                                 text=True).stdout.splitlines()
+    except OSError:
+        return "unknown"
+    if c and changed:
+        c += f" with {len(changed)} tracked files changed (not that commit's tree: set KISHMEM_COMMIT)"
     return c or "unknown"
 
 
