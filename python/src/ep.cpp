@@ -284,9 +284,9 @@ struct MethodState {
 };
 MethodState g_method[2];  // dispatch, combine
 
-// A keyword's value allowed on the fast path: `name` among `names`, its value checked by `ok`.
-bool keywords_ok(PyObject* kwnames, PyObject* const* values, std::initializer_list<const char*> names,
-                 bool (*ok)(const char* name, PyObject* value, void* ctx), void* ctx) {
+// Every keyword of the call among `names`, and ok(name, value) true for each.
+template <class Ok>
+bool keywords_ok(PyObject* kwnames, PyObject* const* values, std::initializer_list<const char*> names, Ok&& ok) {
     const Py_ssize_t n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t i = 0; i < n; ++i) {
         const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
@@ -296,7 +296,7 @@ bool keywords_ok(PyObject* kwnames, PyObject* const* values, std::initializer_li
         }
         bool known = false;
         for (const char* k : names) known |= std::strcmp(name, k) == 0;
-        if (!known || !ok(name, values[i], ctx)) return false;
+        if (!known || !ok(name, values[i])) return false;
     }
     return true;
 }
@@ -365,25 +365,21 @@ PyObject* fast_or_python(int which, PyObject* const* args, Py_ssize_t nargsf, Py
 PyObject* method_dispatch(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
     return fast_or_python(0, args, nargsf, kwnames, [&](PyBuffer& pb, const MethodState& m) -> ::py::object {
         const ep::Config& c = pb.b->config();
-        struct Kw {
-            bool fp8;             // the buffer's format
-            bool fp8_seen = false;
-        } kw{c.format == ep::Format::fp8_e4m3};
+        const bool fp8 = c.format == ep::Format::fp8_e4m3;
+        bool fp8_seen = false;
         if (!long_is(args[3], c.max_tokens_per_pe) || !long_is(args[4], c.num_experts) ||
             !keywords_ok(kwnames, args + 5,
                          {"use_fp8", "cumulative_local_expert_recv_stats", "round_scale", "use_ue8m0", "async_finish", "return_recv_hook"},
-                         [](const char* k, PyObject* v, void* ctx) {
-                             Kw& w = *static_cast<Kw*>(ctx);
+                         [&](const char* k, PyObject* v) {
                              if (std::strcmp(k, "use_fp8") == 0) {
-                                 w.fp8_seen = true;
-                                 return v == (w.fp8 ? Py_True : Py_False);
+                                 fp8_seen = true;
+                                 return v == (fp8 ? Py_True : Py_False);
                              }
                              // (stats: None only; anything else is the Python method's to check or use)
                              if (std::strcmp(k, "cumulative_local_expert_recv_stats") == 0) return v == Py_None;
                              return is_false(v);
-                         },
-                         &kw) ||
-            (!kw.fp8_seen && !kw.fp8))  // (use_fp8 left at its default, True, on a bf16 buffer: refused there)
+                         }) ||
+            (!fp8_seen && !fp8))  // (use_fp8 left at its default, True, on a bf16 buffer: refused there)
             return {};
         ::py::object r = dispatch_fast(pb, args[0], args[1], args[2], false);
         if (r.is_none()) return {};
@@ -406,27 +402,23 @@ PyObject* method_dispatch(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_
 // keywords at their defaults) -> (out, no event, no hook)
 PyObject* method_combine(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
     return fast_or_python(1, args, nargsf, kwnames, [&](PyBuffer& pb, const MethodState& m) -> ::py::object {
-        struct Kw {
-            PyObject* out = nullptr;
-            bool zero_copy = false;
-        } kw;
+        PyObject* out = nullptr;
+        bool zero_copy = false;
         if (!keywords_ok(kwnames, args + 5, {"use_logfmt", "zero_copy", "async_finish", "return_recv_hook", "out"},
-                         [](const char* k, PyObject* v, void* ctx) {
-                             Kw& w = *static_cast<Kw*>(ctx);
+                         [&](const char* k, PyObject* v) {
                              if (std::strcmp(k, "out") == 0) {
-                                 w.out = v;
+                                 out = v;
                                  return v != Py_None;
                              }
                              if (std::strcmp(k, "zero_copy") == 0) {
-                                 w.zero_copy = v == Py_True;
+                                 zero_copy = v == Py_True;
                                  return v == Py_True || v == Py_False;
                              }
                              return is_false(v);
-                         },
-                         &kw) ||
-            !kw.out || !combine_fast(pb, args[1], args[2], args[3], args[4], kw.out, kw.zero_copy, false))
+                         }) ||
+            !out || !combine_fast(pb, args[1], args[2], args[3], args[4], out, zero_copy, false))
             return {};
-        return owned(PyTuple_Pack(3, kw.out, m.no_event, Py_None));  // (launched: a failure raises)
+        return owned(PyTuple_Pack(3, out, m.no_event, Py_None));  // (launched: a failure raises)
     });
 }
 
