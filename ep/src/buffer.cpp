@@ -33,7 +33,7 @@ bool Buffer::mine(const Handle* h) const {
 }
 
 int Buffer::dispatch_blocks(int num_tokens) const { return gpu_ ? GpuPath::send_blocks(*this, num_tokens) : 0; }
-int Buffer::receive_blocks(int num_tokens) const { return gpu_ ? GpuPath::waiting_blocks(*this, num_tokens) : 0; }
+int Buffer::receive_blocks(int num_tokens) const { return gpu_ ? GpuPath::combine_blocks(*this, num_tokens) : 0; }
 
 template <class Idx>
 int Buffer::dispatch_any(cudaStream_t s, const void* x, const Idx* idx, int T, Received* out, Handle* h, bool send_only,

@@ -3,7 +3,8 @@
 //
 // Dispatch: rows are reserved by one fetch-add per (block, expert) at the expert's PE, issued
 // before the top-k check so that the round trips overlap; a block reads each of its tokens once
-// (16 channels per thread), quantizes it once and stores it to each of its K rows (mapped peers)
+// (16 channels per thread), quantizes it once and stores it to each of its rows (mapped peers; a
+// block takes whole tokens, or with fewer tokens than blocks a share of a token's K rows)
 // or stages it once and puts it (peers reached by IBGDA or the proxy): per remote entry the
 // row, its scales (FP8) and its SrcInfo, three work requests (docs/ep-protocol.md says why not fewer).
 // Arrival: a receiver's arrive[kind][sender] grows by kArriveUnit per round once everything the
@@ -186,10 +187,13 @@ __device__ inline Prefetch prefetch_row(const Layout& l, const uint16_t* xt) {
     return p;
 }
 
-// Dispatch of token t by the whole block. ent/rank: the token's K entries (expert or -1, rank
-// within the expert among this block's entries), base: the block's first row per expert; pf:
-// this thread's first words of the row when `have_pf`.
-__device__ inline void send_token(const Args& a, const uint16_t* x, int t, const int* ent, const int* rank, const int* base,
+// Dispatch of token t's entries kb..ke-1 by the whole block. ent/rank: this block's entries
+// (expert or -1, rank within the expert among this block's entries), (t, k) at first + k; base:
+// the block's first row per expert; pf: this thread's first words of the row when `have_pf`.
+struct TokenPart {
+    int t, kb, ke, first;
+};
+__device__ inline void send_token(const Args& a, const uint16_t* x, TokenPart tp, const int* ent, const int* rank, const int* base,
                                   uint64_t round, const Prefetch& pf, bool have_pf) {
     const Layout& l = a.l;
     const View v{a.base};
@@ -201,11 +205,14 @@ __device__ inline void send_token(const Args& a, const uint16_t* x, int t, const
     __shared__ int s_remote;
     if (threadIdx.x == 0) s_remote = 0;
     __syncthreads();
+    const int t = tp.t;
     if (threadIdx.x < K) {
-        const int k = threadIdx.x, e = ent[k];
-        const int slot = e >= 0 ? (e % l.L) * l.R + base[e] + rank[k] : -1;
+        const int k = threadIdx.x;
+        const bool mine = k >= tp.kb && k < tp.ke;  // (another block stores the token's other rows)
+        const int e = mine ? ent[tp.first + k] : -1;
+        const int slot = e >= 0 ? (e % l.L) * l.R + base[e] + rank[tp.first + k] : -1;
         const int pe = e >= 0 ? v.pe_of(l)[e / l.L] : -1;
-        v.entry(l)[static_cast<size_t>(t) * K + k] = Entry{e >= 0 ? e / l.L : -1, slot};
+        if (mine) v.entry(l)[static_cast<size_t>(t) * K + k] = Entry{e >= 0 ? e / l.L : -1, slot};
         char* pb = e >= 0 ? static_cast<char*>(shmem_ptr(a.base, pe)) : nullptr;
         s_row[k] = pb ? View{pb}.recv_x(l) + slot * row : nullptr;
         s_sc[k] = pb && l.G ? View{pb}.recv_scales(l) + static_cast<size_t>(slot) * l.G : nullptr;
@@ -256,10 +263,10 @@ __device__ inline void send_token(const Args& a, const uint16_t* x, int t, const
         }
     }
     if (!stage) return;
-    __syncthreads();
+    __syncthreads();  // (blocks that share the token stage the same bytes: each puts from its own stores)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     for (int k = warp; k < K; k += kWarps) {
-        if (ent[k] < 0 || s_row[k]) continue;
+        if (s_pe[k] < 0 || s_row[k]) continue;
         const int pe = s_pe[k];
         const size_t slot = static_cast<size_t>(s_slot[k]);
         shmemx_putmem_nbi_warp(v.recv_x(l) + slot * row, sx, row, pe);
@@ -275,7 +282,7 @@ __device__ inline void send_token(const Args& a, const uint16_t* x, int t, const
 // Dispatch send (and, with fuse_recv, its receive in the last block to finish).
 template <class Idx>
 __global__ void __launch_bounds__(kThreads, 1) dispatch_send(const __grid_constant__ Args a, const uint16_t* x, const Idx* idx,
-                                                             int T, int poison, int fuse_recv) {
+                                                             int T, int per, int poison, int fuse_recv) {
     const Layout& l = a.l;
     const View v{a.base};
     LocalState* st = v.local(l);
@@ -294,10 +301,13 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(const __grid_consta
     // The team's PE table into this SM's L1 while the indices load: the fetch-adds' targets, the
     // rows' and the arrival's PEs are then looked up without a trip to memory each.
     for (int r = threadIdx.x * 32; r < l.npes; r += blockDim.x * 32) asm volatile("prefetch.global.L1 [%0];" ::"l"(pe_of + r));
+    // This block's entries: [j0, j1) of the T x K (token, k) entries in row-major order, `per` a
+    // block (GpuPath::send_blocks): whole tokens, or, with fewer tokens than blocks, a share of a
+    // token's K rows, so that one token's rows are stored and announced by several SMs at once.
     const int K = l.K;
-    const int per = (T + gridDim.x - 1) / gridDim.x, t0 = blockIdx.x * per, t1 = min(T, t0 + per);
-    const int n = t0 < t1 ? (t1 - t0) * K : 0;
-    const bool have_pf = !poison && t0 < t1;
+    const int j0 = min(T * K, static_cast<int>(blockIdx.x) * per), j1 = min(T * K, j0 + per), n = j1 - j0;
+    const int t0 = j0 / K, t1 = n > 0 ? (j1 - 1) / K + 1 : t0;
+    const bool have_pf = !poison && n > 0;
     const Prefetch pf = have_pf ? prefetch_row(l, x + static_cast<size_t>(t0) * l.H) : Prefetch{};
     if (threadIdx.x == 0) s_bad = INT_MAX;
     // 1. This block's entries, ranked within their expert, and one fetch-add per (block, expert)
@@ -305,7 +315,7 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(const __grid_consta
     //    fetch-adds, whose round trips then overlap the check); else shared atomics. Entries out
     //    of range are left out (the check reports them). A bad round sends no row, and every
     //    receiver drops its counts.
-    const Idx* my = idx + static_cast<size_t>(t0) * K;
+    const Idx* my = idx + j0;
     constexpr int kScan = 64;
     int fe = -1, fv = 0;
     if (n <= kScan) {
@@ -359,7 +369,8 @@ __global__ void __launch_bounds__(kThreads, 1) dispatch_send(const __grid_consta
     // 3. The rows, a token at a time.
     if (!bad)
         for (int t = t0; t < t1; ++t)
-            send_token(a, x, t, s_ent + (t - t0) * K, s_rank + (t - t0) * K, s_base, round, pf, have_pf && t == t0);
+            send_token(a, x, TokenPart{t, max(j0 - t * K, 0), min(j1 - t * K, K), t * K - j0}, s_ent, s_rank, s_base, round, pf,
+                       have_pf && t == t0);
     __syncthreads();
     KISHMEM_EP_PROF(kProfDispatch, round, 3);
     // 4. Arrival at every PE (the flag word carries the bad-input bit).
@@ -476,9 +487,10 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
 // Combine's receive, by every block of the kernel: waits for every sender, then out[t] = sum_k
 // w[t][k] * row(t, k) (fused multiply-adds in k order, as the CPU form), row (t, k) read from the
 // expert's PE (pull) or from comb_recv. A block takes tokens blockIdx.x, + gridDim.x, ..., up to
-// kReduceChunk at a time: first where each of their rows is (a thread per (token, k); the first
-// chunk's entries before the wait), then a thread per (token, 8 channels) of them
-// all, with no barrier between tokens (a setup, a barrier and two passes per token reduced 128
+// kReduceChunk at a time (with fewer tokens than blocks, a share of one token's channels: the
+// blocks of a token then read its rows in one round of loads a thread): first where each of their
+// rows is (a thread per (token, k); the first chunk's entries before the wait), then a thread per
+// (token, 8 channels) of them all, with no barrier between tokens (a setup, a barrier and two passes per token reduced 128
 // tokens at 4 PEs in ~27 us on one H200, this in ~25; two items per thread in flight read no
 // faster than one).
 constexpr int kReduceChunk = 8;
@@ -492,16 +504,21 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
     KISHMEM_EP_PROF(kProfCombineRecv, round, 0);
     KISHMEM_EP_PROF(kProfCombineRecv, round, 3);
     const int K = l.K, C = l.H / 8;
+    // With fewer tokens than blocks (GpuPath::combine_blocks) `parts` blocks share each token:
+    // block b sums channels [c0, c0 + nc) (8 a thread) of tokens bt = b % tb, bt + tb, ...
+    const int parts = T > 0 && static_cast<int>(gridDim.x) >= 2 * T ? static_cast<int>(gridDim.x) / T : 1;
+    const int tb = static_cast<int>(gridDim.x) / parts, bt = static_cast<int>(blockIdx.x) % tb, part = static_cast<int>(blockIdx.x) / tb;
+    const int c0 = part * C / parts, nc = (part + 1) * C / parts - c0;
     // The first chunk's entries, weights and expert PEs are this PE's own (its dispatch wrote the
     // entries): loaded before the wait, so that after it only the peers' offsets and rows are read.
     // A thread per (token, k) of a chunk: kReduceChunk * kMaxK <= kRecvThreads.
-    const int mine_any = blockIdx.x >= T ? 0 : (T - 1 - blockIdx.x) / gridDim.x + 1;
+    const int mine_any = bt >= T ? 0 : (T - 1 - bt) / tb + 1;
     Entry en0{-1, 0};
     float w0 = 0.0f;
     int pe0 = -1;
     if (static_cast<int>(threadIdx.x) < min(kReduceChunk, mine_any) * K) {
         const int jt = threadIdx.x / K, k = threadIdx.x - jt * K;
-        const size_t j = static_cast<size_t>(blockIdx.x + jt * gridDim.x) * K + k;
+        const size_t j = static_cast<size_t>(bt + jt * tb) * K + k;
         en0 = v.entry(l)[j];
         if (en0.rank >= 0) w0 = w[j], pe0 = v.pe_of(l)[en0.rank];
     }
@@ -519,7 +536,7 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
         const int nt = min(kReduceChunk, mine - j0);
         if (static_cast<int>(threadIdx.x) < nt * K) {
             const int jt = threadIdx.x / K, k = threadIdx.x - jt * K;
-            const size_t j = static_cast<size_t>(blockIdx.x + (j0 + jt) * gridDim.x) * K + k;
+            const size_t j = static_cast<size_t>(bt + (j0 + jt) * tb) * K + k;
             const Entry en = j0 == 0 ? en0 : v.entry(l)[j];
             const uint4* src = nullptr;
             if (en.rank >= 0) {
@@ -534,8 +551,8 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
             s_w[jt][k] = src ? (j0 == 0 ? w0 : w[j]) : 0.0f;
         }
         __syncthreads();
-        for (int item = threadIdx.x; item < nt * C; item += blockDim.x) {
-            const int jt = item / C, c = item - jt * C;
+        for (int item = threadIdx.x; item < nt * nc; item += blockDim.x) {
+            const int jt = item / nc, c = c0 + item - jt * nc;
             float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             for (int k0 = 0; k0 < K; k0 += 8) {
                 uint4 raw[8];
@@ -559,7 +576,7 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
             o.y = float_to_bf16(acc[2]) | static_cast<uint32_t>(float_to_bf16(acc[3])) << 16;
             o.z = float_to_bf16(acc[4]) | static_cast<uint32_t>(float_to_bf16(acc[5])) << 16;
             o.w = float_to_bf16(acc[6]) | static_cast<uint32_t>(float_to_bf16(acc[7])) << 16;
-            const size_t t = static_cast<size_t>(blockIdx.x + (j0 + jt) * gridDim.x);
+            const size_t t = static_cast<size_t>(bt + (j0 + jt) * tb);
             reinterpret_cast<uint4*>(out + t * l.H)[c] = o;
         }
         __syncthreads();

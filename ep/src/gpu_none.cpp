@@ -6,8 +6,9 @@ namespace kishmem::ep {
 
 bool GpuPath::is_device_memory(const void*) { return false; }
 bool GpuPath::capturing(cudaStream_t) { return false; }
-int GpuPath::send_blocks(const Buffer&, int) { return 0; }
+int GpuPath::send_blocks(const Buffer&, int, int*) { return 0; }
 int GpuPath::waiting_blocks(const Buffer&, int) { return 0; }
+int GpuPath::combine_blocks(const Buffer&, int) { return 0; }
 long long GpuPath::device_id() { return 0; }
 int GpuPath::init(Buffer&) { return kNoGpu; }
 void GpuPath::fini(Buffer&) {}

@@ -1,6 +1,7 @@
 // The GPU form: launches of the kernels of gpu_kernels.cuh on the caller's stream. Nothing here
 // synchronizes, allocates or reads device memory during dispatch/combine (graph capturable);
 // only create (init) and check synchronize.
+#include <climits>
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
@@ -222,14 +223,38 @@ int GpuPath::waiting_blocks(const Buffer& b, int T) {
     return static_cast<int>(T < 1 ? 1 : T < cap ? T : cap < 1 ? 1 : cap);
 }
 
-// Send blocks of a dispatch: a block per token, as a waiting kernel's at most (the last one of
-// each PE also receives; on one H200 with 128 blocks per PE at 2 and 4 PEs the last block started
-// ~10 us after the first: the dispatch took 23.3 / 48.4 us against 18.9 / 35.5 us with 64), yet
-// enough that no block has more than kMaxEntries (token, k) entries. No block without a token:
-// each one's arrival (a count, an add at every PE) costs the round for nothing.
-int GpuPath::send_blocks(const Buffer& b, int T) {
-    const int per_block = std::max(1, gpu::kMaxEntries / std::max(1, b.layout_.K));
-    return std::max((T + per_block - 1) / per_block, waiting_blocks(b, T));
+// Blocks of combine's receive (combine_all, combine_recv): a waiting kernel's; with fewer tokens
+// than that, up to as many blocks a token as its channels need for one item a thread
+// (combine_reduce: one round of loads a thread, not two), within the same bound.
+int GpuPath::combine_blocks(const Buffer& b, int T) {
+    const int cap = waiting_blocks(b, INT_MAX);
+    if (T < 1 || T >= cap) return waiting_blocks(b, T);
+    const int items = b.layout_.H / 8;
+    return T * std::max(1, std::min(cap / T, (items + gpu::kRecvThreads - 1) / gpu::kRecvThreads));
+}
+
+// Send blocks of a dispatch, and the (token, k) entries each takes (*per): a block per token, as
+// a waiting kernel's at most (the last one of each PE also receives; on one H200 with 128 blocks
+// per PE at 2 and 4 PEs the last block started ~10 us after the first: the dispatch took 23.3 /
+// 48.4 us against 18.9 / 35.5 us with 64), yet enough that no block has more than kMaxEntries
+// entries. With fewer tokens than that, the blocks take shares of the tokens' rows (a token's K
+// rows stored by up to K SMs at once; one block stored and announced all of them before). No
+// block without an entry: each one's arrival (a count, an add at every PE) costs the round for
+// nothing.
+int GpuPath::send_blocks(const Buffer& b, int T, int* per) {
+    const int K = std::max(1, b.layout_.K);
+    const int cap = waiting_blocks(b, INT_MAX);
+    int g = 1, p = 0;
+    if (T >= cap) {  // whole tokens
+        const int tokens_max = std::max(1, gpu::kMaxEntries / K);
+        g = std::max((T + tokens_max - 1) / tokens_max, cap);
+        p = (T + g - 1) / g * K;
+    } else if (T > 0) {  // shares of tokens
+        p = (T * K + cap - 1) / cap;
+        g = (T * K + p - 1) / p;
+    }
+    if (per) *per = p;
+    return g;
 }
 
 namespace {
@@ -253,9 +278,10 @@ int GpuPath::dispatch_send(Buffer& b, cudaStream_t s, const void* x, const void*
     const auto* xs = static_cast<const uint16_t*>(x);
     const int f = fuse_recv ? 1 : 0;
     const size_t smem = 2 * sizeof(int) * static_cast<size_t>(b.layout_.E);  // per-expert counts and first rows
-    const int g = send_blocks(b, T);
-    if (idx64) gpu::dispatch_send<int64_t><<<g, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int64_t*>(idx), T, poison, f);
-    else gpu::dispatch_send<int32_t><<<g, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int32_t*>(idx), T, poison, f);
+    int per = 0;
+    const int g = send_blocks(b, T, &per);
+    if (idx64) gpu::dispatch_send<int64_t><<<g, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int64_t*>(idx), T, per, poison, f);
+    else gpu::dispatch_send<int32_t><<<g, gpu::kThreads, smem, s>>>(a, xs, static_cast<const int32_t*>(idx), T, per, poison, f);
     const int rc = launched(b, "dispatch");
     return rc != kOk ? rc : poison ? kBadArgument : kOk;
 }
@@ -273,7 +299,7 @@ int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float
     const int wait_reads = off != gpu::kNoOff && eo != b.combine_buffer();
     const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockCombine);
     if (fuse_recv)
-        gpu::combine_all<<<waiting_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, e, off, wait_reads, w,
+        gpu::combine_all<<<combine_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, e, off, wait_reads, w,
                                                                                              static_cast<uint16_t*>(out), T);
     else gpu::combine_send<<<b.sms_, gpu::kThreads, 0, s>>>(a, e, off, wait_reads);
     return launched(b, "combine");
@@ -281,7 +307,7 @@ int GpuPath::combine_send(Buffer& b, cudaStream_t s, const void* eo, const float
 
 int GpuPath::combine_recv(Buffer& b, cudaStream_t s, const float* w, void* out, int T) {
     const gpu::Args a = KISHMEM_EP_ARGS(b, s, kClockCombineRecv);
-    gpu::combine_recv<<<waiting_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, w, static_cast<uint16_t*>(out), T);
+    gpu::combine_recv<<<combine_blocks(b, T), gpu::kRecvThreads, 0, s>>>(a, w, static_cast<uint16_t*>(out), T);
     return launched(b, "combine_recv");
 }
 

@@ -49,8 +49,9 @@ struct HostPath {
 
 struct GpuPath {
     static bool is_device_memory(const void* p);  // false in builds without CUDA
-    static int send_blocks(const Buffer& b, int T);     // dispatch's send kernel (Buffer::dispatch_blocks)
+    static int send_blocks(const Buffer& b, int T, int* per = nullptr);  // dispatch's send kernel (Buffer::dispatch_blocks)
     static int waiting_blocks(const Buffer& b, int T);  // kernels whose every block waits for every PE
+    static int combine_blocks(const Buffer& b, int T);  // combine's receive (Buffer::receive_blocks)
     static bool capturing(cudaStream_t s);         // the stream is being captured into a graph
     static long long device_id();                  // this PE's GPU (from its UUID), > 0; 0: none
     static int init(Buffer& b);                     // error record, zeroed block, pe_of table

@@ -239,13 +239,18 @@ int main() {
     // Expert outputs in device memory (combine pushes the rows), in the symmetric heap (token PEs
     // that map the expert's PE read them in place) and, every other round, in the buffer's own
     // block (Config::combine_buffer: read in place, no wait for the reads and no acknowledgement;
-    // the rounds between, in the symmetric heap, wait for theirs), in both formats.
-    for (int placement = 0; placement < 6; ++placement) {
+    // the rounds between, in the symmetric heap, wait for theirs), in both formats. Then, wide:
+    // hidden 7168 with fewer tokens than blocks (10), so that a token's rows are sent by several
+    // blocks (6 tokens: 3 rows a block, shares crossing tokens; 1, 4 and 5 tokens: 1 or 2) and
+    // the sums of a token of 1, 4 or 5 written by two (896 channel groups, more than a block's
+    // threads).
+    for (int placement = 0; placement < 8; ++placement) {
         const Format f = placement % 2 ? Format::bf16 : Format::fp8_e4m3;
-        const bool symmetric = placement == 2 || placement == 3, own = placement >= 4;
-        const eptest::Shape s{24, 512, 4, 4 * npes, npes};
+        const bool wide = placement >= 6;
+        const bool symmetric = placement == 2 || placement == 3, own = placement == 4 || placement == 5 || placement == 6;
+        const eptest::Shape s = wide ? eptest::Shape{6, 7168, 4, 4 * npes, npes} : eptest::Shape{24, 512, 4, 4 * npes, npes};
         Config c = eptest::config(s, f);
-        c.num_sms = 5;  // more than one token per block, and a last block with fewer
+        c.num_sms = wide ? 10 : 5;  // (5: more than one token per block, and a last block with fewer)
         c.combine_buffer = own;
         auto b = Buffer::create(SHMEM_TEAM_WORLD, c);
         if (!b || !b->on_gpu()) {
