@@ -19,7 +19,10 @@
 # ep/bench/signal_cost.cu (data, then a flag: the ways to order them, writer to reader) and
 # ep/bench/entry_cost.cu (dispatch's first phase alone, four ways: today's, indices in shared
 # memory, without the check, without the reservation's fetch-adds) and ep/bench/launch_cost.cu
-# (what the GPU spends outside a kernel of the dispatch's shape, between events).
+# (what the GPU spends outside a kernel of the dispatch's shape, between events). `gpu_run.sh
+# small`: the flagship at 1 and 8 tokens (FP8, 2 and 4 PEs), each as it runs by default (with
+# fewer tokens than blocks, a token's rows and channels shared by several blocks) and with
+# `--sms T` (a block per token, the form before that), alternating, EP_SMALL_REPS times (2).
 # Placement: mpirun's default binding, as users launch; EP_BIND=none (the rows named bind-none,
 # and the IBGDA and proxy runs, whose software NIC and proxy threads need cores of their own)
 # passes --bind-to none.
@@ -27,10 +30,11 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tools/gpu/common.sh"
 gpu_begin ep-results
 mode=${1:-all}
-[[ $mode == all || $mode == python || $mode == profile ]] || { echo "usage: $0 [python|profile]" >&2; exit 2; }
+[[ $mode =~ ^(all|python|profile|small)$ ]] || { echo "usage: $0 [python|profile|small]" >&2; exit 2; }
 bdir=build-gpu cmake_args=() targets=(ep_gpu ep_topk_gpu 04_moe_ep ep_cpu kishmem_python)
 case $mode in
   python) targets=(04_moe_ep kishmem_python) ;;
+  small) targets=(04_moe_ep) ;;
   profile) bdir=build-gpu-prof cmake_args=(-DCMAKE_CUDA_FLAGS=-DKISHMEM_EP_PROFILE) targets=(04_moe_ep) ;;
 esac
 gpu_configure "$bdir" "${cmake_args[@]}" || exit 1
@@ -77,6 +81,18 @@ if [[ $mode == profile ]]; then
   # dispatch's first phase (ranks, reservation, check) done four ways; what the GPU spends outside
   # a kernel of the dispatch's shape (its launch and its end).
   for b in reduce_bw host_cost signal_cost entry_cost launch_cost; do one_process "$b"; done
+  exit $fails
+fi
+if [[ $mode == small ]]; then
+  for rep in $(seq "${EP_SMALL_REPS:-2}"); do
+    for np in 2 4; do
+      for t in 1 8; do
+        run "ldst np$np fp8 tokens $t" "$np" KISHMEM_REMOTE=auto -- --format fp8 --tokens "$t"
+        run "ldst np$np fp8 tokens $t sms $t" "$np" KISHMEM_REMOTE=auto -- --format fp8 --tokens "$t" --sms "$t"
+      done
+    done
+  done
+  grep -E "^== |^\| [0-9]|^SMs|PASS|FAIL" "$RES/flagship.txt"
   exit $fails
 fi
 if [[ $mode == python ]]; then
