@@ -156,9 +156,14 @@ __device__ inline void dispatch_finish(const Args& a) {
     const int parity = static_cast<int>(round & 1);
     wait_arrivals(a, kDispatch, round);
     KISHMEM_EP_PROF(kProfDispatch, round, 6);
+    // A thread's first count is taken (and reset) while the senders' flags are read: one round
+    // trip to memory for both, not one after the other.
+    int* counter = v.counter(l) + parity * l.L;
+    const int le0 = static_cast<int>(threadIdx.x);
+    const int c0 = le0 < l.L ? atomicExch(counter + le0, 0) : 0;
     const int bad_from = first_bad_sender(a, v.disp_flag(l));
-    for (int le = threadIdx.x; le < l.L; le += blockDim.x) {
-        const int c = atomicExch(v.counter(l) + parity * l.L + le, 0);
+    for (int le = le0; le < l.L; le += blockDim.x) {
+        const int c = le == le0 ? c0 : atomicExch(counter + le, 0);
         v.recv_count(l)[le] = bad_from >= 0 ? 0 : c;
     }
     __syncthreads();
@@ -490,9 +495,9 @@ __device__ inline void combine_push(const Args& a, const uint16_t* eo, long long
 // kReduceChunk at a time (with fewer tokens than blocks, a share of one token's channels: the
 // blocks of a token then read its rows in one round of loads a thread): first where each of their
 // rows is (a thread per (token, k); the first chunk's entries before the wait), then a thread per
-// (token, 8 channels) of them all, with no barrier between tokens (a setup, a barrier and two passes per token reduced 128
-// tokens at 4 PEs in ~27 us on one H200, this in ~25; two items per thread in flight read no
-// faster than one).
+// (token, 8 channels) of them all, with no barrier between tokens (a setup, a barrier and two
+// passes per token reduced 128 tokens at 4 PEs in ~27 us on one H200, this in ~25; two items per
+// thread in flight read no faster than one).
 constexpr int kReduceChunk = 8;
 static_assert(kReduceChunk * kMaxK <= kRecvThreads, "combine_reduce sets up a chunk with a thread per (token, k)");
 __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* out, int T, bool wait_reads) {
@@ -524,6 +529,9 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
     }
     wait_arrivals(a, kCombine, round);
     KISHMEM_EP_PROF(kProfCombineRecv, round, 1);
+    // The first chunk's offsets of the peers' expert_out (their round's, published before their
+    // arrival), loaded while the senders' flags are read below: one round trip for both.
+    const uint64_t off0 = en0.rank >= 0 ? *reinterpret_cast<volatile uint64_t*>(v.comb_off(l) + en0.rank) : 0;
     // Warp 0 loads now whether the first 32 PEs wait for this PE's reads (their comb_off, stable
     // for the round): used only at the end, so the load overlaps the sums.
     const uint64_t off_first =
@@ -540,7 +548,7 @@ __device__ inline void combine_reduce(const Args& a, const float* w, uint16_t* o
             const Entry en = j0 == 0 ? en0 : v.entry(l)[j];
             const uint4* src = nullptr;
             if (en.rank >= 0) {
-                const uint64_t off = *reinterpret_cast<volatile uint64_t*>(v.comb_off(l) + en.rank);
+                const uint64_t off = j0 == 0 ? off0 : *reinterpret_cast<volatile uint64_t*>(v.comb_off(l) + en.rank);
                 const int pe = j0 == 0 ? pe0 : v.pe_of(l)[en.rank];
                 char* peer_eo = off ? static_cast<char*>(shmem_ptr(a.base + static_cast<long long>((off & ~kWaitsReadBit) - kOffBias), pe))
                                     : nullptr;
