@@ -19,6 +19,9 @@
 //   mpirun -np 4 build/examples/04_moe_ep [--tokens 128] [--hidden 7168] [--topk 8]
 //          [--experts-per-pe 32] [--format fp8|bf16] [--iters N] [--sms N] [--max-nodes N] [--cpu]
 //          [--expert-out buffer|heap|device] [--stream nonblocking|legacy] [--index int32|int64]
+//          [--max-tokens N]
+// --max-tokens: the buffer holds N tokens a PE (at least --tokens; default --tokens) and every call
+// sends --tokens of them, as a decode step sends fewer tokens than the buffer was made for.
 // Expert outputs (GPU form): `buffer` (default) the Buffer's own (Config::combine_buffer, as
 // DeepEP's get_next_low_latency_combine_buffer: read in place, no wait for the reads), `heap` a
 // shmem_malloc'd block (read in place; the combine waits for the readers), `device` cudaMalloc'd
@@ -57,6 +60,7 @@ namespace {
 
 struct Opts {
     int tokens = 128, hidden = 7168, topk = 8, experts_per_pe = 32, iters = 0, sms = 0, max_nodes = 4;
+    int max_tokens = 0;  // the buffer's max_tokens_per_pe (0: tokens)
     ep::Format format = ep::Format::fp8_e4m3;
     std::string fault;  // testing only: "recv" or "out" (see the top)
     bool cpu = false;
@@ -240,10 +244,10 @@ void experts_cpu(const ep::Received& rv, const ep::Layout& l, uint16_t* out) {
 
 // Checks this PE's received rows and its combined output against the CPU (host copies in); the
 // first difference ends the job after a FAIL line naming it and the round (`when`).
-void check(const char* when, const ep::Layout& l, const Routing& r, const std::vector<int>& count,
+void check(const char* when, const ep::Layout& l, int T, const Routing& r, const std::vector<int>& count,
            const std::vector<ep::SrcInfo>& src, const std::vector<uint8_t>& x, const std::vector<float>& scales,
            const std::vector<uint16_t>& out) {
-    const int me = l.me, T = l.T, K = l.K, H = l.H;
+    const int me = l.me, K = l.K, H = l.H;  // T: the call's tokens (the buffer holds l.T)
     std::map<std::pair<int, int>, int> want;  // (src pe * T + t, local expert) -> k
     for (int p = 0; p < l.npes; ++p)
         for (int t = 0; t < T; ++t)
@@ -368,7 +372,7 @@ bool parse(int argc, char** argv, Opts* o) {
     const std::pair<const char*, int*> nums[] = {{"--tokens", &o->tokens},       {"--hidden", &o->hidden},
                                                   {"--topk", &o->topk},           {"--experts-per-pe", &o->experts_per_pe},
                                                   {"--iters", &o->iters},         {"--sms", &o->sms},
-                                                  {"--max-nodes", &o->max_nodes}};
+                                                  {"--max-nodes", &o->max_nodes}, {"--max-tokens", &o->max_tokens}};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--cpu") {
@@ -399,7 +403,7 @@ bool parse(int argc, char** argv, Opts* o) {
         else if (a == "--index" && (v == "int32" || v == "int64")) o->idx64 = v == "int64";
         else return false;
     }
-    return o->iters >= 0;  // (0: the default)
+    return o->iters >= 0 && (o->max_tokens == 0 || o->max_tokens >= o->tokens);  // (0: the default)
 }
 
 }  // namespace
@@ -408,7 +412,7 @@ int main(int argc, char** argv) {
     Opts o;
     if (!parse(argc, argv, &o)) {
         std::fprintf(stderr, "usage: %s [--tokens N] [--hidden H] [--topk K] [--experts-per-pe N] [--format fp8|bf16] "
-                             "[--iters N] [--sms N] [--max-nodes N] [--cpu] [--expert-out buffer|heap|device] "
+                             "[--iters N] [--sms N] [--max-nodes N] [--max-tokens N >= tokens] [--cpu] [--expert-out buffer|heap|device] "
                              "[--stream nonblocking|legacy] [--index int32|int64]\n", argv[0]);
         return 2;
     }
@@ -422,7 +426,7 @@ int main(int argc, char** argv) {
     shmem_init();
     const int me = shmem_my_pe(), npes = shmem_n_pes();
     ep::Config c;
-    c.max_tokens_per_pe = o.tokens;
+    c.max_tokens_per_pe = o.max_tokens > 0 ? o.max_tokens : o.tokens;
     c.hidden = o.hidden;
     c.topk = o.topk;
     c.num_experts = o.experts_per_pe * npes;
@@ -584,7 +588,7 @@ int main(int argc, char** argv) {
             if (o.fault == "recv" && it != count.end()) xr[static_cast<size_t>(it - count.begin()) * l.R * H * l.xb] ^= 1;
             if (o.fault == "out") out_h[0] ^= 1;
         }
-        check(when, l, r, count, src, xr, sc, out_h);
+        check(when, l, T, r, count, src, xr, sc, out_h);
     };
 
     // 1. One round, checked.

@@ -20,9 +20,10 @@
 # ep/bench/entry_cost.cu (dispatch's first phase alone, four ways: today's, indices in shared
 # memory, without the check, without the reservation's fetch-adds) and ep/bench/launch_cost.cu
 # (what the GPU spends outside a kernel of the dispatch's shape, between events). `gpu_run.sh
-# small`: the flagship at 1 and 8 tokens (FP8, 2 and 4 PEs), each as it runs by default (with
-# fewer tokens than blocks, a token's rows and channels shared by several blocks) and with
-# `--sms T` (a block per token, the form before that), alternating, EP_SMALL_REPS times (2).
+# small`: the flagship's calls of 1 and 8 tokens on a buffer of 128 (a decode step's; FP8, 2 and 4
+# PEs), each as it runs by default (fewer tokens than blocks: a token's rows and channels shared
+# by several blocks) and with `--sms T` (a block per token, the form before that), alternating,
+# EP_SMALL_REPS times (1).
 # Placement: mpirun's default binding, as users launch; EP_BIND=none (the rows named bind-none,
 # and the IBGDA and proxy runs, whose software NIC and proxy threads need cores of their own)
 # passes --bind-to none.
@@ -84,11 +85,11 @@ if [[ $mode == profile ]]; then
   exit $fails
 fi
 if [[ $mode == small ]]; then
-  for rep in $(seq "${EP_SMALL_REPS:-2}"); do
+  for rep in $(seq "${EP_SMALL_REPS:-1}"); do
     for np in 2 4; do
       for t in 1 8; do
-        run "ldst np$np fp8 tokens $t" "$np" KISHMEM_REMOTE=auto -- --format fp8 --tokens "$t"
-        run "ldst np$np fp8 tokens $t sms $t" "$np" KISHMEM_REMOTE=auto -- --format fp8 --tokens "$t" --sms "$t"
+        run "ldst np$np fp8 tokens $t of 128" "$np" KISHMEM_REMOTE=auto -- --format fp8 --tokens "$t" --max-tokens 128
+        run "ldst np$np fp8 tokens $t of 128 sms $t" "$np" KISHMEM_REMOTE=auto -- --format fp8 --tokens "$t" --max-tokens 128 --sms "$t"
       done
     done
   done

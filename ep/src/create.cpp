@@ -24,10 +24,7 @@ int g_injected = kPartOk;  // testing::fail_next_create
 const char* fmt_name(Format f) { return f == Format::fp8_e4m3 ? "fp8_e4m3" : "bf16"; }
 
 int default_sms(const Config& c) {
-    // (by default a block per (token, k) entry up to 128: with few tokens a token's rows are sent
-    // by several blocks, GpuPath::send_blocks)
-    const long entries = static_cast<long>(c.max_tokens_per_pe) * (c.topk > 0 ? c.topk : 1);
-    const int want = c.num_sms > 0 ? c.num_sms : static_cast<int>(entries < 128 ? entries : 128);
+    const int want = c.num_sms > 0 ? c.num_sms : (c.max_tokens_per_pe < 128 ? c.max_tokens_per_pe : 128);
     // every send block handles at most 1024 (token, k) entries: ceil(T / blocks) tokens of K
     const int per = c.topk > 0 && c.topk <= 1024 ? 1024 / c.topk : 1;
     const int floor = (c.max_tokens_per_pe + per - 1) / per;

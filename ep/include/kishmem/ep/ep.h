@@ -30,7 +30,7 @@ struct Config {
     int num_experts = 0;          // E: a multiple of the team size; expert e lives on team rank e / (E / npes);
                                   // at most 4096, and T x E at most 2^31 - 1
     Format format = Format::fp8_e4m3;  // what dispatch sends: FP8 E4M3 + one float scale per 128 channels, or bf16
-    int num_sms = 0;              // GPU: blocks of the send kernels (0: min(T * topk, 128)); CPU form: unused
+    int num_sms = 0;              // GPU: blocks of the send kernels (0: min(T, 128)); CPU form: unused
     bool combine_buffer = false;  // the buffer also holds an expert_out of its own (Buffer::combine_buffer)
 };
 
