@@ -131,6 +131,10 @@ int GpuPath::init(Buffer& b) {
     // host groups (simulated hosts) count too
     const int sharers = b.gpu_sharers_ > shmemx_gpu_pes() ? b.gpu_sharers_ : shmemx_gpu_pes();
     b.dev_sms_ /= sharers > 1 ? sharers : 1;
+    // No kernel of this buffer has more blocks than that share, a send-only combine's included
+    // (two simulated hosts of 2 PEs on one GPU: send-only combines of 128 blocks a PE stalled in
+    // their blocking puts over the NIC and the proxy; of 32 they did not)
+    if (b.dev_sms_ > 0 && b.sms_ > b.dev_sms_) b.sms_ = b.dev_sms_;
     const void* fns[] = {reinterpret_cast<const void*>(gpu::dispatch_send<int32_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_send<int64_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_recv), reinterpret_cast<const void*>(gpu::combine_send),

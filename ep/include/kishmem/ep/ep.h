@@ -93,7 +93,8 @@ public:
     bool on_gpu() const { return gpu_; }
     const Layout& layout() const { return layout_; }
     const Config& config() const { return cfg_; }
-    // Config::num_sms as this buffer took it: the most blocks (SMs) a send kernel uses.
+    // Config::num_sms as this buffer took it: the most blocks (SMs) a send kernel uses (GPU form:
+    // at most this GPU's SMs per PE of the team on it).
     int num_sms() const { return sms_; }
     // GPU form, a call of num_tokens tokens: the blocks of dispatch's send kernel (its last block
     // also receives, unless send_only; dispatch_recv runs 1) and of the kernels whose every block
