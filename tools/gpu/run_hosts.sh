@@ -192,8 +192,8 @@ if [[ $MODE == gpu ]]; then
     KISHMEM_REMOTE=$path run "moe03.$path" 60 "PASS 03_moe_dispatch_combine on $NP PEs" --host "$HOSTLIST" -np "$NP" \
       "$BUILD/examples/03_moe_dispatch_combine" 128 7168 8 32 3
     # a software NIC: a few rounds of a small layer, on a buffer of 128 tokens a PE (a decode
-    # step's: the send-only combine once ran 128 blocks a PE here and stalled)
-    KISHMEM_REMOTE=$path run "moe04_ep.$path" 60 "PASS 04_moe_ep on $NP PEs" --host "$HOSTLIST" -np "$NP" \
+    # step's: the send-only combine once ran 128 blocks a PE here and stalled; it takes 369 MiB)
+    SHMEM_SYMMETRIC_SIZE=512M KISHMEM_REMOTE=$path run "moe04_ep.$path" 60 "PASS 04_moe_ep on $NP PEs" --host "$HOSTLIST" -np "$NP" \
       "$BUILD/examples/04_moe_ep" --tokens 32 --max-tokens 128 --iters 3
   done
   # Device put latency and bandwidth between the hosts: one PE on each (--quick: fewer rounds,
