@@ -123,18 +123,18 @@ int GpuPath::init(Buffer& b) {
     // Kernels of several PEs share one GPU and some of them spin: every kernel here prefers the
     // same (largest) shared-memory split, so that one PE's waiting blocks never leave an SM in a
     // configuration another PE's blocks cannot join.
-    int d = 0;
-    if (cudaGetDevice(&d) != cudaSuccess || cudaDeviceGetAttribute(&b.dev_sms_, cudaDevAttrMultiProcessorCount, d) != cudaSuccess)
-        b.dev_sms_ = 0;
+    int d = 0, sms = 0;
+    if (cudaGetDevice(&d) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d) != cudaSuccess)
+        sms = 0;
     // the PEs on this GPU: the team's (create counted them by device_id) or the job's
     // (shmemx_gpu_pes), whichever is more; hosts that share one GPU between PEs of different
     // host groups (simulated hosts) count too
     const int sharers = b.gpu_sharers_ > shmemx_gpu_pes() ? b.gpu_sharers_ : shmemx_gpu_pes();
-    b.dev_sms_ /= sharers > 1 ? sharers : 1;
-    // No kernel of this buffer has more blocks than that share, a send-only combine's included
-    // (two simulated hosts of 2 PEs on one GPU: send-only combines of 128 blocks a PE stalled in
-    // their blocking puts over the NIC and the proxy; of 32 they did not)
-    if (b.dev_sms_ > 0 && b.sms_ > b.dev_sms_) b.sms_ = b.dev_sms_;
+    sms /= sharers > 1 ? sharers : 1;
+    // No kernel of this buffer has more blocks than that share (num_sms bounds them all), a
+    // send-only combine's included (two simulated hosts of 2 PEs on one GPU: send-only combines of
+    // 128 blocks a PE stalled in their blocking puts over the NIC and the proxy; of 32 they did not)
+    if (sms > 0 && b.sms_ > sms) b.sms_ = sms;
     const void* fns[] = {reinterpret_cast<const void*>(gpu::dispatch_send<int32_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_send<int64_t>),
                          reinterpret_cast<const void*>(gpu::dispatch_recv), reinterpret_cast<const void*>(gpu::combine_send),
@@ -220,18 +220,17 @@ int GpuPath::read_clock(Buffer& b, unsigned long long* stamps) {
 }
 
 // Blocks of a kernel whose blocks all wait for every PE: up to a block per token, within num_sms
-// and this GPU's SMs per PE sharing it, so that the blocks of all those PEs fit together.
+// (which init bounds by this GPU's SMs per PE sharing it: the blocks of all those PEs fit together).
 int GpuPath::waiting_blocks(const Buffer& b, int T) {
-    long cap = b.sms_;
-    if (b.dev_sms_ > 0 && b.dev_sms_ < cap) cap = b.dev_sms_;
-    return static_cast<int>(T < 1 ? 1 : T < cap ? T : cap < 1 ? 1 : cap);
+    const int cap = b.sms_ < 1 ? 1 : b.sms_;
+    return T < 1 ? 1 : T < cap ? T : cap;
 }
 
 // Blocks of combine's receive (combine_all, combine_recv): a waiting kernel's; with fewer tokens
 // than that, up to as many blocks a token as its channels need for one item a thread
 // (combine_reduce: one round of loads a thread, not two), within the same bound.
 int GpuPath::combine_blocks(const Buffer& b, int T) {
-    const int cap = waiting_blocks(b, INT_MAX);
+    const int cap = waiting_blocks(b, INT_MAX);  // num_sms
     if (T < 1 || T >= cap) return waiting_blocks(b, T);
     const int items = b.layout_.H / 8;
     return T * std::max(1, std::min(cap / T, (items + gpu::kRecvThreads - 1) / gpu::kRecvThreads));
@@ -247,7 +246,7 @@ int GpuPath::combine_blocks(const Buffer& b, int T) {
 // nothing.
 int GpuPath::send_blocks(const Buffer& b, int T, int* per) {
     const int K = std::max(1, b.layout_.K);
-    const int cap = waiting_blocks(b, INT_MAX);
+    const int cap = waiting_blocks(b, INT_MAX);  // num_sms
     int g = 1, p = 0;
     if (T >= cap) {  // whole tokens
         const int tokens_max = std::max(1, gpu::kMaxEntries / K);

@@ -197,7 +197,6 @@ private:
     bool gpu_ = false;
     int sms_ = 1;
     int gpu_sharers_ = 1;        // GPU: the team's PEs on this PE's GPU (this one included)
-    int dev_sms_ = 0;            // GPU: this GPU's multiprocessors / gpu_sharers_ (bounds waiting kernels)
     uint64_t round_ = 0;         // host's count of dispatch rounds (the kernels keep their own)
     bool recv_pending_ = false;  // a send_only dispatch waits for its dispatch_recv
     bool comb_pending_ = false;
