@@ -1,7 +1,6 @@
 // The GPU form: launches of the kernels of gpu_kernels.cuh on the caller's stream. Nothing here
 // synchronizes, allocates or reads device memory during dispatch/combine (graph capturable);
 // only create (init) and check synchronize.
-#include <climits>
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
@@ -221,16 +220,13 @@ int GpuPath::read_clock(Buffer& b, unsigned long long* stamps) {
 
 // Blocks of a kernel whose blocks all wait for every PE: up to a block per token, within num_sms
 // (which init bounds by this GPU's SMs per PE sharing it: the blocks of all those PEs fit together).
-int GpuPath::waiting_blocks(const Buffer& b, int T) {
-    const int cap = b.sms_ < 1 ? 1 : b.sms_;
-    return T < 1 ? 1 : T < cap ? T : cap;
-}
+int GpuPath::waiting_blocks(const Buffer& b, int T) { return T < 1 ? 1 : std::min(T, b.sms_); }
 
 // Blocks of combine's receive (combine_all, combine_recv): a waiting kernel's; with fewer tokens
 // than that, up to as many blocks a token as its channels need for one item a thread
 // (combine_reduce: one round of loads a thread, not two), within the same bound.
 int GpuPath::combine_blocks(const Buffer& b, int T) {
-    const int cap = waiting_blocks(b, INT_MAX);  // num_sms
+    const int cap = b.sms_;
     if (T < 1 || T >= cap) return waiting_blocks(b, T);
     const int items = b.layout_.H / 8;
     return T * std::max(1, std::min(cap / T, (items + gpu::kRecvThreads - 1) / gpu::kRecvThreads));
@@ -246,7 +242,7 @@ int GpuPath::combine_blocks(const Buffer& b, int T) {
 // nothing.
 int GpuPath::send_blocks(const Buffer& b, int T, int* per) {
     const int K = std::max(1, b.layout_.K);
-    const int cap = waiting_blocks(b, INT_MAX);  // num_sms
+    const int cap = b.sms_;
     int g = 1, p = 0;
     if (T >= cap) {  // whole tokens
         const int tokens_max = std::max(1, gpu::kMaxEntries / K);
