@@ -3,7 +3,8 @@
 // being captured, where a pointer lives, the device count) and the launches themselves, with an
 // argument block of Args' size (232 bytes) and with 8 bytes. Median and 90th percentile of 4000
 // calls each, host clock around the single call; the GPU is kept busy ahead of the launches
-// (a kernel that waits) so no launch waits for a free slot or a completed one. Built and run by
+// (a kernel that waits) so no launch waits for a free slot or a completed one; then the launch
+// through the driver's cuLaunchKernel, and launches into an idle stream. Built and run by
 // `ep/bench/gpu_run.sh profile` (plain nvcc, -lcuda).
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -73,6 +74,42 @@ int main() {
         (void)cudaGetLastError();
     }, true);
     time("cudaMemsetAsync 16 bytes", [&] { (void)cudaMemsetAsync(dev, 0, 16, s); }, true);
+    // The same launch through the driver: cuLaunchKernel of the kernel's CUfunction, taken once
+    // (cudaGetFuncBySymbol), the driver's entry point found through the runtime
+    // (cudaGetDriverEntryPointByVersion: what a library that does not link libcuda would call).
+    cudaFunction_t fn = nullptr;
+    CK(cudaGetFuncBySymbol(&fn, reinterpret_cast<const void*>(empty_big)));
+    using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                                void**, void**);
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    CK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault, &q));
+    const auto launch = reinterpret_cast<Launch>(entry);
+    void* args[] = {&big};
+    time("cuLaunchKernel <<<64, 512>>>, 232-byte argument", [&] {
+        (void)launch(reinterpret_cast<CUfunction>(fn), 64, 1, 1, 512, 1, 1, 0, s, args, nullptr);
+    }, true);
+    time("cudaLaunchKernel <<<64, 512>>>, 232-byte argument",
+         [&] { (void)cudaLaunchKernel(reinterpret_cast<const void*>(empty_big), dim3(64), dim3(512), args, 0, s); }, true);
+    // Launches one at a time into a stream with nothing queued (the call's case: the GPU idle or
+    // nearly so), each waited for before the next (not timed).
+    auto one_by_one = [&](const char* name, const std::function<void()>& f) {
+        std::vector<double> d;
+        for (int i = 0; i < 2100; ++i) {
+            CK(cudaStreamSynchronize(s));
+            const auto t0 = clk::now();
+            f();
+            const double us = std::chrono::duration<double, std::micro>(clk::now() - t0).count();
+            if (i >= 100) d.push_back(us);
+        }
+        CK(cudaStreamSynchronize(s));
+        std::sort(d.begin(), d.end());
+        std::printf("| %s | %.2f us | %.2f us |\n", name, d[d.size() / 2], d[d.size() * 9 / 10]);
+    };
+    one_by_one("launch <<<64, 512>>>, 232-byte argument, idle stream", [&] { empty_big<<<64, 512, 0, s>>>(big); });
+    one_by_one("cuLaunchKernel <<<64, 512>>>, 232-byte argument, idle stream", [&] {
+        (void)launch(reinterpret_cast<CUfunction>(fn), 64, 1, 1, 512, 1, 1, 0, s, args, nullptr);
+    });
     std::free(host);
     CK(cudaFree(dev));
     return 0;
