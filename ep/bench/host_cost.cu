@@ -38,11 +38,16 @@ int main() {
     CK(cuInit(0) == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown);
     using clk = std::chrono::steady_clock;
     std::printf("| call | median | p90 |\n| --- | ---: | ---: |\n");
-    auto time = [&](const char* name, const std::function<void()>& f, bool launches) {
+    // gpu: what the stream holds at each call: nothing asked (no launch), a kernel that waits
+    // ahead of each batch of launches (busy), or nothing, each call waited for before the next,
+    // untimed (idle: the case of a call on an idle GPU).
+    enum class Gpu { none, busy, idle };
+    auto time = [&](const char* name, const std::function<void()>& f, Gpu gpu) {
         constexpr int kN = 4000, kBatch = 200;
         std::vector<double> d;
         for (int i = 0; i < kN + 100; ++i) {
-            if (launches && i % kBatch == 0) {  // the GPU busy ahead of the next batch
+            if (gpu == Gpu::idle) CK(cudaStreamSynchronize(s));
+            if (gpu == Gpu::busy && i % kBatch == 0) {  // the GPU busy ahead of the next batch
                 CK(cudaStreamSynchronize(s));
                 spin<<<1, 1, 0, s>>>(2000000);
             }
@@ -60,20 +65,20 @@ int main() {
     cudaPointerAttributes pa;
     unsigned int mt = 0;
     Big big{};
-    time("cudaStreamIsCapturing", [&] { (void)cudaStreamIsCapturing(s, &cs); }, false);
-    time("cudaGetDeviceCount", [&] { (void)cudaGetDeviceCount(&n); }, false);
-    time("cudaPointerGetAttributes (device memory)", [&] { (void)cudaPointerGetAttributes(&pa, dev); }, false);
-    time("cudaPointerGetAttributes (malloc'd host memory)", [&] { (void)cudaPointerGetAttributes(&pa, host); }, false);
+    time("cudaStreamIsCapturing", [&] { (void)cudaStreamIsCapturing(s, &cs); }, Gpu::none);
+    time("cudaGetDeviceCount", [&] { (void)cudaGetDeviceCount(&n); }, Gpu::none);
+    time("cudaPointerGetAttributes (device memory)", [&] { (void)cudaPointerGetAttributes(&pa, dev); }, Gpu::none);
+    time("cudaPointerGetAttributes (malloc'd host memory)", [&] { (void)cudaPointerGetAttributes(&pa, host); }, Gpu::none);
     time("cuPointerGetAttribute MEMORY_TYPE (device memory)",
-         [&] { (void)cuPointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(dev)); }, false);
-    time("cudaGetLastError", [&] { (void)cudaGetLastError(); }, false);
-    time("launch <<<1, 32>>>, 4-byte argument", [&] { empty_small<<<1, 32, 0, s>>>(0); }, true);
-    time("launch <<<64, 512>>>, 232-byte argument", [&] { empty_big<<<64, 512, 0, s>>>(big); }, true);
+         [&] { (void)cuPointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(dev)); }, Gpu::none);
+    time("cudaGetLastError", [&] { (void)cudaGetLastError(); }, Gpu::none);
+    time("launch <<<1, 32>>>, 4-byte argument", [&] { empty_small<<<1, 32, 0, s>>>(0); }, Gpu::busy);
+    time("launch <<<64, 512>>>, 232-byte argument", [&] { empty_big<<<64, 512, 0, s>>>(big); }, Gpu::busy);
     time("launch <<<64, 512>>> + cudaGetLastError", [&] {
         empty_big<<<64, 512, 0, s>>>(big);
         (void)cudaGetLastError();
-    }, true);
-    time("cudaMemsetAsync 16 bytes", [&] { (void)cudaMemsetAsync(dev, 0, 16, s); }, true);
+    }, Gpu::busy);
+    time("cudaMemsetAsync 16 bytes", [&] { (void)cudaMemsetAsync(dev, 0, 16, s); }, Gpu::busy);
     // The same launch through the driver: cuLaunchKernel of the kernel's CUfunction, taken once
     // (cudaGetFuncBySymbol), the driver's entry point found through the runtime
     // (cudaGetDriverEntryPointByVersion: what a library that does not link libcuda would call).
@@ -88,28 +93,13 @@ int main() {
     void* args[] = {&big};
     time("cuLaunchKernel <<<64, 512>>>, 232-byte argument", [&] {
         (void)launch(reinterpret_cast<CUfunction>(fn), 64, 1, 1, 512, 1, 1, 0, s, args, nullptr);
-    }, true);
+    }, Gpu::busy);
     time("cudaLaunchKernel <<<64, 512>>>, 232-byte argument",
-         [&] { (void)cudaLaunchKernel(reinterpret_cast<const void*>(empty_big), dim3(64), dim3(512), args, 0, s); }, true);
-    // Launches one at a time into a stream with nothing queued (the call's case: the GPU idle or
-    // nearly so), each waited for before the next (not timed).
-    auto one_by_one = [&](const char* name, const std::function<void()>& f) {
-        std::vector<double> d;
-        for (int i = 0; i < 2100; ++i) {
-            CK(cudaStreamSynchronize(s));
-            const auto t0 = clk::now();
-            f();
-            const double us = std::chrono::duration<double, std::micro>(clk::now() - t0).count();
-            if (i >= 100) d.push_back(us);
-        }
-        CK(cudaStreamSynchronize(s));
-        std::sort(d.begin(), d.end());
-        std::printf("| %s | %.2f us | %.2f us |\n", name, d[d.size() / 2], d[d.size() * 9 / 10]);
-    };
-    one_by_one("launch <<<64, 512>>>, 232-byte argument, idle stream", [&] { empty_big<<<64, 512, 0, s>>>(big); });
-    one_by_one("cuLaunchKernel <<<64, 512>>>, 232-byte argument, idle stream", [&] {
+         [&] { (void)cudaLaunchKernel(reinterpret_cast<const void*>(empty_big), dim3(64), dim3(512), args, 0, s); }, Gpu::busy);
+    time("launch <<<64, 512>>>, 232-byte argument, idle stream", [&] { empty_big<<<64, 512, 0, s>>>(big); }, Gpu::idle);
+    time("cuLaunchKernel <<<64, 512>>>, 232-byte argument, idle stream", [&] {
         (void)launch(reinterpret_cast<CUfunction>(fn), 64, 1, 1, 512, 1, 1, 0, s, args, nullptr);
-    });
+    }, Gpu::idle);
     std::free(host);
     CK(cudaFree(dev));
     return 0;
