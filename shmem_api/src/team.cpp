@@ -141,10 +141,14 @@ void shmem_team_destroy(shmem_team_t team) {
 }
 
 // shmem_team_create_ctx and shmem_ctx_create: the checks and the words of the call the program made.
+// A failure leaves *ctx as it was (1.6: "the context handle pointed to by ctx is not modified"),
+// but for SHMEM_TEAM_INVALID, which sets it to SHMEM_CTX_INVALID (1.5's shmem_team_create_ctx).
 static int create_ctx(const char* call, shmem_team_t team, long options, shmem_ctx_t* ctx) {
     check_out(call, "ctx", ctx);
-    *ctx = SHMEM_CTX_INVALID;
-    if (!team_given(call, team)) return -1;
+    if (!team_given(call, team)) {
+        *ctx = SHMEM_CTX_INVALID;
+        return -1;
+    }
     if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)) {
         warn(call, "unknown context options %#lx", options);
         return -1;
