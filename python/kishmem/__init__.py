@@ -182,9 +182,8 @@ class Team:
         it. Collective over this team."""
         h = self._handle("shmem_team_split_strided")
         n = _c.team_n_pes(h)
-        for name, v in (("start", start), ("stride", stride), ("size", size)):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise ArgumentError(f"shmem_team_split_strided: {name} = {v!r} is not an int")
+        start, stride, size = (_t.integer("shmem_team_split_strided", name, v)
+                               for name, v in (("start", start), ("stride", stride), ("size", size)))
         last = start + stride * (size - 1)
         if size < 1 or not (0 <= start < n) or not (0 <= last < n) or (size > 1 and stride == 0):
             raise ArgumentError(f"shmem_team_split_strided: start = {start}, stride = {stride}, size = {size} does not "

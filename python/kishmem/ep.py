@@ -92,18 +92,32 @@ class Buffer:
     def __init__(self, group=None, num_max_dispatch_tokens_per_rank=128, hidden=7168, num_experts=None, num_topk=8,
                  use_fp8=True, num_sms=0, allocate_combine_buffer=True):
         _t.require_init("kishmem.ep.Buffer")
-        self.team = _team_of(group)
+        # What this PE refuses on its own (the group; a size that is no integer or beyond the
+        # library's int) still goes through the collective creation, with an invalid team or -1
+        # for that size, which the library refuses on every PE, so that no PE waits for this one.
+        own = []
+        try:
+            self.team = _team_of(group)
+            team = self.team._handle("kishmem.ep.Buffer")
+        except ArgumentError as e:
+            own.append(str(e).removeprefix("kishmem.ep.Buffer: "))
+            self.team, team = None, 0  # (SHMEM_TEAM_INVALID)
+        if num_experts is None:
+            own.append("num_experts is required (a multiple of the group size)")
+            num_experts = -1
+        T, H, E, K, sms = (_c_int(name, v, own) for name, v in (
+            ("num_max_dispatch_tokens_per_rank", num_max_dispatch_tokens_per_rank), ("hidden", hidden),
+            ("num_experts", num_experts), ("num_topk", num_topk), ("num_sms", num_sms)))
+        self.use_fp8 = bool(use_fp8)
+        try:
+            self._b = _c.ep.Buffer(team, T, H, K, E, self.use_fp8, sms, bool(allocate_combine_buffer))
+        except Error:
+            if own:
+                raise ArgumentError(f"kishmem.ep.Buffer: PE {_c.my_pe()}: " + "; ".join(own)) from None
+            raise
+        self.num_max_dispatch_tokens_per_rank, self.hidden, self.num_experts, self.num_topk = T, H, E, K
         self.group_size = self.team.n_pes()
         self.rank = self.team.my_pe()
-        if num_experts is None:
-            raise ArgumentError("kishmem.ep.Buffer: num_experts is required (a multiple of the group size)")
-        self.num_max_dispatch_tokens_per_rank = int(num_max_dispatch_tokens_per_rank)
-        self.hidden = int(hidden)
-        self.num_experts = int(num_experts)
-        self.num_topk = int(num_topk)
-        self.use_fp8 = bool(use_fp8)
-        self._b = _c.ep.Buffer(self.team._handle("kishmem.ep.Buffer"), self.num_max_dispatch_tokens_per_rank, self.hidden,
-                               self.num_topk, self.num_experts, self.use_fp8, int(num_sms), bool(allocate_combine_buffer))
         _live[id(self)] = weakref.ref(self)
         self.num_local_experts = self.num_experts // self.group_size
         self.num_recv_rows = self.group_size * self.num_max_dispatch_tokens_per_rank
@@ -155,6 +169,13 @@ class Buffer:
         _live.pop(id(self), None)
 
     # ---- helpers -----------------------------------------------------------------------------
+    def _alive(self):
+        """Raises where the buffer was destroyed (as the binding's calls do), before a call's own
+        checks, whose messages name this PE (after kishmem.finalize, which destroys every buffer,
+        asking the library for it would end the job)."""
+        if not self._b.alive:
+            raise Error("kishmem.ep.Buffer: the buffer was destroyed")
+
     def _stream(self):
         return 0 if self._dev == -1 else _t.current_stream_handle(self._dev)
 
@@ -227,8 +248,9 @@ class Buffer:
 
     # ---- dispatch ----------------------------------------------------------------------------
     def low_latency_dispatch(self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts,
-                             cumulative_local_expert_recv_stats=None, use_fp8=True, round_scale=False, use_ue8m0=False,
-                             async_finish=False, return_recv_hook=False):
+                             cumulative_local_expert_recv_stats=None, dispatch_wait_recv_cost_stats=None, use_fp8=True,
+                             round_scale=False, use_ue8m0=False, async_finish=False, return_recv_hook=False,
+                             use_per_tensor_quantization=False, static_scale=None):
         """Sends each token x[t] ([num_tokens, hidden] bf16) to the PEs of its experts
         topk_idx[t] ([num_tokens, num_topk] int64 or int32, -1: none). Returns (recv_x, recv_count,
         handle, event, hook): recv_x is (FP8 [L, R, hidden], scales [L, R, hidden // 128] float32)
@@ -236,17 +258,21 @@ class Buffer:
         num_max_dispatch_tokens_per_rank; rows [0, recv_count[e]) of expert e are filled);
         recv_count [L] int32. Views into the buffer: valid until the next dispatch. With
         return_recv_hook the call only sends; hook() receives (recv_x and recv_count are filled
-        then)."""
+        then). DeepEP's round_scale, use_ue8m0, dispatch_wait_recv_cost_stats,
+        use_per_tensor_quantization and static_scale are taken at their defaults only."""
         stats = cumulative_local_expert_recv_stats
         r = None
         # The binding checks plain tensors itself and launches (no Python check run); anything it
         # does not take, or a check that fails there, goes through the checks below.
         if (stats is None and num_max_dispatch_tokens_per_rank == self.num_max_dispatch_tokens_per_rank
-                and num_experts == self.num_experts and use_fp8 is self.use_fp8 and not round_scale and not use_ue8m0):
+                and num_experts == self.num_experts and use_fp8 is self.use_fp8 and not round_scale and not use_ue8m0
+                and dispatch_wait_recv_cost_stats is None and not use_per_tensor_quantization and static_scale is None):
             r = self._b.dispatch_fast(self, x, topk_idx, return_recv_hook)
         if r is None:
             r = self._dispatch_checked(x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts, stats, use_fp8,
-                                       round_scale or use_ue8m0, return_recv_hook)
+                                       _unsupported_dispatch(round_scale or use_ue8m0, dispatch_wait_recv_cost_stats,
+                                                             use_per_tensor_quantization or static_scale is not None),
+                                       return_recv_hook)
         if len(r) != 3:
             r = self._viewed(r)
         event = self._event(async_finish)
@@ -262,7 +288,7 @@ class Buffer:
             stats.add_(r[1])
         return r + (event, None)
 
-    def _dispatch_checked(self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts, stats, use_fp8, rounding,
+    def _dispatch_checked(self, x, topk_idx, num_max_dispatch_tokens_per_rank, num_experts, stats, use_fp8, unsupported,
                           send_only):
         """low_latency_dispatch with every argument checked here: refused with the reason, or launched."""
         why = ""
@@ -274,8 +300,8 @@ class Buffer:
         elif bool(use_fp8) != self.use_fp8:
             why = (f"use_fp8 = {bool(use_fp8)} but the buffer was made with use_fp8 = {self.use_fp8} (one format per "
                    "buffer: make a second buffer for the other)")
-        elif rounding:
-            why = "round_scale and use_ue8m0 are not supported: scales are float32 amax / 448 per 128 channels"
+        elif unsupported:
+            why = unsupported
         elif not _t.is_tensor(x) or x.dim() != 2:
             why = (f"x must be a 2-D torch tensor [num_tokens, hidden], got "
                    f"{list(x.shape) if _t.is_tensor(x) else type(x).__name__}")
@@ -301,6 +327,7 @@ class Buffer:
         rounded to the nearest bf16 (bf16 rows copied); no other row is touched. On the GPU one
         kernel on the current stream that reads the counts there (no synchronization;
         capturable). After the round's dispatch (its hook), until the next dispatch. Returns out."""
+        self._alive()
         if not isinstance(handle, Handle) or handle._buf is not self:
             raise ArgumentError(f"kishmem::ep::received_bf16: PE {_c.my_pe()}: handle is not one that this buffer's "
                                 "low_latency_dispatch returned")
@@ -318,22 +345,27 @@ class Buffer:
         the combine does not wait for the peers' reads. Write it only after the round's dispatch
         (its hook) on the current stream, as experts do: that dispatch waits for every PE's
         previous combine to end."""
+        self._alive()
         if self._combine_buffer is None:
             raise ArgumentError("get_next_low_latency_combine_buffer: the buffer was made with "
                                 "allocate_combine_buffer=False")
         return self._combine_buffer
 
     def low_latency_combine(self, x, topk_idx, topk_weights, handle, use_logfmt=False, zero_copy=False,
-                            async_finish=False, return_recv_hook=False, out=None):
+                            async_finish=False, return_recv_hook=False, out=None, combine_wait_recv_cost_stats=None):
         """Sends every expert output row x[e][i] ([L, R, hidden] bf16, row i of expert e answers
         received row i) back to its token's PE, which returns out[t] = sum over k of
         topk_weights[t][k] * row ([num_tokens, hidden] bf16; `out` when given). Returns
-        (combined_x, event, hook); with return_recv_hook, combined_x is filled by hook()."""
+        (combined_x, event, hook); with return_recv_hook, combined_x is filled by hook(). DeepEP's
+        use_logfmt and combine_wait_recv_cost_stats are taken at their defaults only."""
         if out is None and type(handle) is Handle:
             out = _t.torch().empty((handle.num_tokens, self.hidden), dtype=self._bf16[0], device=self.device)
         # As dispatch: the binding checks plain tensors itself; else the checks below.
-        if use_logfmt or not self._b.combine_fast(x, topk_idx, topk_weights, handle, out, zero_copy, return_recv_hook):
-            out = self._combine_checked(x, topk_idx, topk_weights, handle, use_logfmt, zero_copy, return_recv_hook, out)
+        waits = combine_wait_recv_cost_stats
+        if (use_logfmt or waits is not None
+                or not self._b.combine_fast(x, topk_idx, topk_weights, handle, out, zero_copy, return_recv_hook)):
+            out = self._combine_checked(x, topk_idx, topk_weights, handle, use_logfmt, waits, zero_copy, return_recv_hook,
+                                        out)
         if return_recv_hook:
             # The receive reads topk_weights and x (where it lies in the heap: read in place by the
             # peers until this PE's receive) and writes out: the hook keeps them alive
@@ -341,7 +373,7 @@ class Buffer:
                     _Hook(lambda: self._b.combine_recv(self._stream(), handle), (x, topk_weights, out)))
         return out, self._event(async_finish), None
 
-    def _combine_checked(self, x, topk_idx, topk_weights, handle, use_logfmt, zero_copy, send_only, out):
+    def _combine_checked(self, x, topk_idx, topk_weights, handle, use_logfmt, waits, zero_copy, send_only, out):
         """low_latency_combine with every argument checked here: refused with the reason, or
         launched; returns out (made here when None)."""
         why = ""
@@ -349,6 +381,8 @@ class Buffer:
             why = "handle is not one that this buffer's low_latency_dispatch returned"
         elif use_logfmt:
             why = "use_logfmt is not supported: combine sends bf16 rows"
+        elif waits is not None:
+            why = "combine_wait_recv_cost_stats is not supported: the kernels do not count the cycles they wait per PE"
         else:
             T = handle.num_tokens
             why = self._tensor(x, "x", self._bf16, self._x_shape)
@@ -401,6 +435,32 @@ def _without_frame(method, kind):
 
 Buffer.low_latency_dispatch = _without_frame(Buffer.low_latency_dispatch, "dispatch")
 Buffer.low_latency_combine = _without_frame(Buffer.low_latency_combine, "combine")
+
+
+def _unsupported_dispatch(rounding, waits, per_tensor):
+    """Why DeepEP's dispatch options that kishmem.ep does not take refuse a call ("" when none is set)."""
+    if rounding:
+        return "round_scale and use_ue8m0 are not supported: scales are float32 amax / 448 per 128 channels"
+    if waits is not None:
+        return "dispatch_wait_recv_cost_stats is not supported: the kernels do not count the cycles they wait per PE"
+    if per_tensor:
+        return ("use_per_tensor_quantization and static_scale are not supported: scales are float32 amax / 448 per 128 "
+                "channels")
+    return ""
+
+
+def _c_int(name, v, own):
+    """v as the C int the library takes; -1 (which it refuses) where v is no integer or beyond an
+    int, and why in own."""
+    try:
+        i = int(v)
+    except (TypeError, ValueError):
+        own.append(f"{name} = {v!r} is not an integer")
+        return -1
+    if -2**31 <= i < 2**31:
+        return i
+    own.append(f"{name} = {i} is beyond a C int (-2**31..2**31-1)")
+    return -1
 
 
 def _team_of(group):

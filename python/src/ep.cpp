@@ -369,14 +369,17 @@ PyObject* method_dispatch(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_
         bool fp8_seen = false;
         if (!long_is(args[3], c.max_tokens_per_pe) || !long_is(args[4], c.num_experts) ||
             !keywords_ok(kwnames, args + 5,
-                         {"use_fp8", "cumulative_local_expert_recv_stats", "round_scale", "use_ue8m0", "async_finish", "return_recv_hook"},
+                         {"use_fp8", "cumulative_local_expert_recv_stats", "dispatch_wait_recv_cost_stats", "static_scale",
+                          "round_scale", "use_ue8m0", "async_finish", "return_recv_hook", "use_per_tensor_quantization"},
                          [&](const char* k, PyObject* v) {
                              if (std::strcmp(k, "use_fp8") == 0) {
                                  fp8_seen = true;
                                  return v == (fp8 ? Py_True : Py_False);
                              }
-                             // (stats: None only; anything else is the Python method's to check or use)
-                             if (std::strcmp(k, "cumulative_local_expert_recv_stats") == 0) return v == Py_None;
+                             // (the tensors: None only; anything else is the Python method's to check or use)
+                             if (std::strcmp(k, "cumulative_local_expert_recv_stats") == 0 ||
+                                 std::strcmp(k, "dispatch_wait_recv_cost_stats") == 0 || std::strcmp(k, "static_scale") == 0)
+                                 return v == Py_None;
                              return is_false(v);
                          }) ||
             (!fp8_seen && !fp8))  // (use_fp8 left at its default, True, on a bf16 buffer: refused there)
@@ -404,12 +407,14 @@ PyObject* method_combine(PyObject* /*Buffer*/, PyObject* const* args, Py_ssize_t
     return fast_or_python(1, args, nargsf, kwnames, [&](PyBuffer& pb, const MethodState& m) -> ::py::object {
         PyObject* out = nullptr;
         bool zero_copy = false;
-        if (!keywords_ok(kwnames, args + 5, {"use_logfmt", "zero_copy", "async_finish", "return_recv_hook", "out"},
+        if (!keywords_ok(kwnames, args + 5,
+                         {"use_logfmt", "zero_copy", "async_finish", "return_recv_hook", "out", "combine_wait_recv_cost_stats"},
                          [&](const char* k, PyObject* v) {
                              if (std::strcmp(k, "out") == 0) {
                                  out = v;
                                  return v != Py_None;
                              }
+                             if (std::strcmp(k, "combine_wait_recv_cost_stats") == 0) return v == Py_None;
                              if (std::strcmp(k, "zero_copy") == 0) {
                                  zero_copy = v == Py_True;
                                  return v == Py_True || v == Py_False;

@@ -136,6 +136,13 @@ DISPATCH_CASES = [
     ("stats", lambda x, i: (x, i, {"cumulative_local_expert_recv_stats": 0}),
      r"cumulative_local_expert_recv_stats is a int, not a torch tensor"),
     ("round_huge", lambda x, i: (x, i, {"round_scale": 2 ** 70}), r"round_scale and use_ue8m0 are not supported"),
+    # DeepEP's later options, taken at their defaults only
+    ("wait_stats", lambda x, i: (x, i, {"dispatch_wait_recv_cost_stats": torch.zeros(4, dtype=torch.int64)}),
+     r"dispatch_wait_recv_cost_stats is not supported"),
+    ("per_tensor", lambda x, i: (x, i, {"use_per_tensor_quantization": True}),
+     r"use_per_tensor_quantization and static_scale are not supported"),
+    ("static_scale", lambda x, i: (x, i, {"static_scale": torch.ones(1)}),
+     r"use_per_tensor_quantization and static_scale are not supported"),
 ]
 
 
@@ -185,6 +192,8 @@ COMBINE_CASES = [
     ("handle", lambda y, i, w, h, b: ((y, i, w, object()), {}), r"handle is not one that this buffer's low_latency_dispatch returned"),
     ("zero_copy", lambda y, i, w, h, b: ((y, i, w, h), {"zero_copy": True}), r"zero_copy=True but x is not get_next_low_latency_combine_buffer"),
     ("logfmt", lambda y, i, w, h, b: ((y, i, w, h), {"use_logfmt": True}), r"use_logfmt is not supported"),
+    ("wait_stats", lambda y, i, w, h, b: ((y, i, w, h), {"combine_wait_recv_cost_stats": torch.zeros(4, dtype=torch.int64)}),
+     r"combine_wait_recv_cost_stats is not supported"),
 ]
 
 
@@ -242,17 +251,52 @@ def test_ep_destroyed(shmem):
     buf.destroy()
     for call in (lambda: buf.check(), lambda: buf.kernel_times(), lambda: buf.low_latency_dispatch(x, idx, T, 2 * n),
                  lambda: buf.low_latency_dispatch(x, idx, T, 2 * n, use_fp8=True),
-                 lambda: buf.low_latency_combine(None, None, None, handle=None)):
+                 lambda: buf.low_latency_combine(None, None, None, handle=None),
+                 lambda: buf.received_bf16(object()), lambda: buf.get_next_low_latency_combine_buffer(handle)):
         with pytest.raises(shmem.Error, match=r"kishmem.ep.Buffer: the buffer was destroyed"):
             call()
     shmem.barrier_all()
 
 
 def test_ep_create(shmem):
-    n = shmem.n_pes()
+    me, n = shmem.my_pe(), shmem.n_pes()
     with pytest.raises(shmem.Error, match=r"kishmem::ep::Buffer::create: PE \d+: topk = 0 must be in 1..16"):
         shmem.ep.Buffer(None, T, H, 2 * n, 0)
-    raises(shmem, r"kishmem.ep.Buffer: group is a str", shmem.ep.Buffer, "world", T, H, 2 * n, K)
+    raises(shmem, rf"kishmem.ep.Buffer: PE {me}: group is a str", shmem.ep.Buffer, "world", T, H, 2 * n, K)
+    raises(shmem, rf"kishmem.ep.Buffer: PE {me}: hidden = 'wide' is not an integer", shmem.ep.Buffer, None, T, "wide", 2 * n, K)
+    raises(shmem, rf"kishmem.ep.Buffer: PE {me}: num_experts is required", shmem.ep.Buffer, None, T, H)
+
+
+@pytest.mark.parametrize("case", [
+    ("hidden", lambda n: dict(hidden=2 ** 40), r"hidden = 1099511627776 is beyond a C int",
+     r"the configuration of PE {last} is not valid: hidden = -1 must be at least 1"),
+    ("group", lambda n: dict(group="world"), r"group is a str", r"PE {last} passed a team that is invalid"),
+], ids=["int", "group"])
+def test_ep_create_refused_on_last(shmem, case):
+    """What the Python checks refuse on one PE only (a size beyond a C int, a group) still goes
+    through the collective creation: every PE raises, none waits for the one at fault."""
+    _, kw, mine, theirs = case
+    me, n = shmem.my_pe(), shmem.n_pes()
+    last = n - 1
+    args = dict(group=None, num_max_dispatch_tokens_per_rank=T, hidden=H, num_experts=2 * n, num_topk=K)
+    if me == last:
+        args.update(kw(n))
+        raises(shmem, rf"kishmem.ep.Buffer: PE {me}: " + mine, shmem.ep.Buffer, **args)
+    else:
+        with pytest.raises(shmem.Error, match=rf"kishmem::ep::Buffer::create: PE {me}: " + theirs.format(last=last)):
+            shmem.ep.Buffer(**args)
+    shmem.barrier_all()
+
+
+def test_ep_after_finalize():
+    """A buffer's calls after kishmem.finalize (which destroys it) raise, the checks that name the
+    PE among them (asking the library for the PE then would end the process)."""
+    code = ("import kishmem, torch\nkishmem.init()\nb = kishmem.ep.Buffer(None, 4, 128, 2, 1, use_fp8=False)\n"
+            "kishmem.finalize()\nfor call in (lambda: b.received_bf16(object()), lambda: b.get_next_low_latency_combine_buffer(None)):\n"
+            "    try:\n        call()\n    except kishmem.Error as e:\n        print('raised', e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env={k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "SLURM_", "TORCHELASTIC_"))})
+    assert r.returncode == 0 and r.stdout.count("raised kishmem.ep.Buffer: the buffer was destroyed") == 2, r.stdout + r.stderr
 
 
 def test_select_topk(shmem):

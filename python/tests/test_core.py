@@ -161,7 +161,7 @@ def test_ptr(shmem):
 def test_teams(shmem):
     me, n = shmem.my_pe(), shmem.n_pes()
     size = (n + 1) // 2
-    even = shmem.TEAM_WORLD.split_strided(0, 2, size)
+    even = shmem.TEAM_WORLD.split_strided(np.int64(0), np.int32(2), torch.tensor(size))  # (NumPy and torch integers too)
     if me % 2 == 0:
         assert even is not None
         assert even.my_pe() == me // 2 and even.n_pes() == size

@@ -278,6 +278,22 @@ def test_group_split(shmem):
     team.destroy()
 
 
+def test_deepep_positions(shmem):
+    """DeepEP's positional order: (x, topk_idx, T, num_experts, cumulative_local_expert_recv_stats,
+    dispatch_wait_recv_cost_stats, use_fp8, ...): use_fp8 is the seventh."""
+    n, me = shmem.n_pes(), shmem.my_pe()
+    buf = shmem.ep.Buffer(None, 4, 128, 2 * n, 1, use_fp8=False)
+    x = torch.ones((4, 128), dtype=torch.bfloat16)
+    idx = torch.full((4, 1), (2 * me + 1) % (2 * n), dtype=torch.int64)
+    recv_x, recv_count, handle, _, _ = buf.low_latency_dispatch(x, idx, 4, 2 * n, None, None, False)
+    assert recv_x.dtype == torch.bfloat16 and int(recv_count.sum()) == 4
+    out, _, _ = buf.low_latency_combine(buf.received_bf16(handle), idx, torch.ones((4, 1)), handle, False, False, False,
+                                        False, None, None)
+    assert torch.equal(out, x)
+    shmem.barrier_all()
+    buf.destroy()
+
+
 def test_no_tokens(shmem):
     """A PE with nothing to send still takes part; the others' rows arrive."""
     n, me = shmem.n_pes(), shmem.my_pe()
