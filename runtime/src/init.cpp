@@ -443,6 +443,12 @@ int gpu_pes() { return state().gpu_pes; }
 const char* bootstrap_name() { return state().boot ? state().boot->name() : "none"; }
 
 void global_exit(int status) {
+    // A process's exit status keeps the low 8 bits: a nonzero status whose low bits are 0 (256,
+    // -256) would read as success.
+    if (status != 0 && (status & 0xff) == 0) {
+        warn("shmem_global_exit", "status %d reads as 0 in the 8 bits an exit status keeps: the job exits with 1", status);
+        status = 1;
+    }
     std::fflush(stdout);
     std::fflush(stderr);
     State& s = state();

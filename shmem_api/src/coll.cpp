@@ -55,7 +55,9 @@ inline int broadcast(const char* call, kishmem_team* t, void* dest, const void* 
     const std::size_t bytes = coll_bytes(call, "nelems", n, elem);
     if (root < 0 || root >= t->size()) fail_pe(call, root, t->size());
     const bool is_root = t->my_index == root;
-    check_buffers(call, dest, is_root && !root_gets_copy ? 0 : bytes, src, is_root ? bytes : 0);
+    // dest on every PE, the root's too where the active-set form leaves it alone: it is the
+    // symmetric address the root writes the others' copies by.
+    check_buffers(call, dest, bytes, src, is_root ? bytes : 0);
     if (root_gets_copy && dest != src)  // (the active-set form leaves the root's dest alone)
         warn_overlap(call, dest, bytes, src, bytes, "here the root's dest receives source as it was before the call");
     rt::broadcast(t, dest, src, bytes, root, root_gets_copy, call);

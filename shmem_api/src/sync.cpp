@@ -83,8 +83,9 @@ void check_arrays(const char* call, const void* ivars, std::size_t ivars_bytes, 
 template <class T>
 inline Cond<T> cond(const char* call, T* ivars, std::size_t n, const int* status, int cmp, const T* refs, T ref,
                     unsigned form = kOneValue, const std::size_t* idx = nullptr) {
-    wait_entry(call, "ivars", ivars, n * sizeof(T), sizeof(T), cmp);
-    if (g_check && n && (form != kOneValue || status)) check_arrays(call, ivars, n * sizeof(T), n, status, refs, form, idx);
+    const std::size_t bytes = bytes_of(call, n, sizeof(T));  // (a count whose size wraps is refused, not looped over)
+    wait_entry(call, "ivars", ivars, bytes, sizeof(T), cmp);
+    if (g_check && n && (form != kOneValue || status)) check_arrays(call, ivars, bytes, n, status, refs, form, idx);
     return Cond<T>{ivars, n, status, cmp, refs, ref};
 }
 

@@ -5,6 +5,7 @@
  * reports them (the spec-defined SHMEM_TEAM_INVALID / SHMEM_CTX_INVALID results are checked
  * by api_teams and api_ctx instead). */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +158,10 @@ int main(int argc, char **argv) {
         long stack[4];
         shmem_broadcast64(stack, sym, 4, 0, 0, 0, npes, psync);
     }
+    if (!strcmp(what, "broadcast64_root_dest")) { /* the root's dest only: it is not written, but it names the others' */
+        long stack[4];
+        shmem_broadcast64(me == 0 ? stack : sym, sym + 8, 4, 0, 0, 0, npes, psync);
+    }
     if (!strcmp(what, "fcollect64_source")) {
         long stack[4] = {0};
         shmem_fcollect64(sym, stack, 2, 0, 0, npes, psync);
@@ -297,6 +302,8 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(what, "signal_misaligned") && me == 0) shmem_signal_add((uint64_t *)((char *)sym + 4), 1, npes - 1);
     if (!strcmp(what, "signal_fetch_misaligned") && me == 0) (void)shmem_signal_fetch((uint64_t *)((char *)sym + 4));
+    if (!strcmp(what, "wait_wrap")) /* nelems whose size wraps past 2^64 (to 8 bytes) */
+        shmem_int_test_all((int *)sym, SIZE_MAX / 4 + 2, NULL, SHMEM_CMP_EQ, 0);
     if (!strcmp(what, "wait_misaligned") && me == 0) shmem_long_wait_until((long *)((char *)sym + 4), SHMEM_CMP_EQ, 0);
     if (!strcmp(what, "lock_misaligned") && me == 0) shmem_set_lock((long *)((char *)sym + 4));
     if (!strcmp(what, "put_signal_misaligned") && me == 0)
