@@ -145,6 +145,9 @@ void fail_null_word(const char* call, const char* what) {
 void fail_sym(const char* call, const char* what, const void* p, std::size_t bytes) {
     if (!p) fail_null(call, what);
     // (where p itself is symmetric the range is what is wrong, however far it runs)
+    if (rt::in_runtime_part(p))
+        fatal(call, "%s %p (%zu bytes) is in the part of the symmetric heap that kishmem keeps for itself, not in a block "
+              "that shmem_malloc returned", what, p, bytes);
     if (rt::in_heap(p, 1) && rt::in_freed(p))
         fatal(call, "%s %p (%zu bytes) is in a symmetric block that was freed (shmem_free) and not allocated again",
               what, p, bytes);

@@ -140,6 +140,8 @@ void free(void* p, const char* call);
 std::size_t allocation_size(const void* p);
 // Bytes from p to the end of the live allocation that holds it (0 when none does).
 std::size_t allocation_room(const void* p);
+// Whether p is in the heap's part that the runtime keeps for itself (below the program's blocks).
+bool in_runtime_part(const void* p);
 
 // ---- RMA (chan: the context's channel, 0 for the default context; pe: a world PE) -----------
 // dst (put) / src (get) is a symmetric address of this PE; the other side is a private buffer.

@@ -4,6 +4,9 @@ namespace kishmem {
 
 HeapAllocator::HeapAllocator(std::size_t begin, std::size_t end) : begin_(begin), end_(end), freed_(end) {
     if (end > begin) free_[begin] = end - begin;
+    // The runtime's own part below begin is no block of the program's: the checks refuse it as
+    // they refuse a freed block (its whole granules; begin is a multiple of them).
+    if (freed_.bits() && begin >= FreedMap::kGranuleBytes) freed_.mark(0, (begin >> FreedMap::kGranuleShift) - 1, true);
 }
 
 std::optional<std::size_t> HeapAllocator::alloc(std::size_t bytes, std::size_t align) {

@@ -36,6 +36,7 @@ public:
     std::size_t largest_free() const;
     std::size_t live_blocks() const { return used_.size(); }
     std::size_t capacity() const { return end_ - begin_; }  // the program's bytes (SHMEM_SYMMETRIC_SIZE)
+    std::size_t begin() const { return begin_; }            // below it: the runtime's own part of the heap
 
 private:
     void insert_free(std::size_t off, std::size_t len);  // coalesces with neighbours

@@ -154,6 +154,11 @@ const char* static_variable(const void* p, std::size_t* room) {
     return o->name.c_str();
 }
 
+bool in_runtime_part(const void* p) {
+    State& s = state();
+    return rt::in_heap(p, 1) && static_cast<std::size_t>(static_cast<const char*>(p) - s.base) < s.alloc->begin();
+}
+
 std::size_t allocation_room(const void* p) {
     State& s = state();
     return rt::in_heap(p, 1) ? s.alloc->room_at(static_cast<const char*>(p) - s.base) : 0;
