@@ -48,12 +48,21 @@ namespace {
 // Ends the job before anything is allocated when a heap of heap_bytes does not fit in `limit`.
 // (Every route's heap is a memfd that only the pages the program touches occupy, so same-host
 // PEs are not counted together.)
-void refuse_unbacked_heap(std::size_t heap_bytes, const limits::Limit& limit) {
-    if (limit.bytes == 0 || heap_bytes <= limit.bytes) return;
+// Heaps of heap_bytes for `pes` PEs of this host (one before the PEs know who shares it, then
+// all of them): together they must fit in what the host can back.
+void refuse_unbacked_heap(std::size_t heap_bytes, int pes, const limits::Limit& limit) {
+    const std::size_t total = heap_bytes * static_cast<std::size_t>(pes);  // (many PEs' heaps together may wrap)
+    const bool wraps = total / static_cast<std::size_t>(pes) != heap_bytes;
+    if (limit.bytes == 0 || (!wraps && total <= limit.bytes)) return;
     const char* set = std::getenv("SHMEM_SYMMETRIC_SIZE");
     if (!set) set = std::getenv("KISHMEM_SYMMETRIC_SIZE");
-    fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s (a heap of %zu bytes with the runtime's own, %s) is more than %s allows "
-          "(%zu bytes, %s): lower SHMEM_SYMMETRIC_SIZE", set ? set : "(default)", heap_bytes, limits::bytes_text(heap_bytes).c_str(),
+    if (pes == 1)
+        fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s (a heap of %zu bytes with the runtime's own, %s) is more than %s allows "
+              "(%zu bytes, %s): lower SHMEM_SYMMETRIC_SIZE", set ? set : "(default)", heap_bytes,
+              limits::bytes_text(heap_bytes).c_str(), limit.what.c_str(), limit.bytes, limits::bytes_text(limit.bytes).c_str());
+    fatal("shmem_init", "SHMEM_SYMMETRIC_SIZE=%s: the %d PEs on this host have a heap of %zu bytes each with the runtime's "
+          "own (%s together), more than %s allows (%zu bytes, %s): lower SHMEM_SYMMETRIC_SIZE or start fewer PEs on a host",
+          set ? set : "(default)", pes, heap_bytes, wraps ? "more than 2^64 bytes" : limits::bytes_text(total).c_str(),
           limit.what.c_str(), limit.bytes, limits::bytes_text(limit.bytes).c_str());
 }
 
@@ -161,7 +170,8 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     log_set_pe(s.pe);
     debug("bootstrap %s: PE %d of %d", s.boot->name(), s.pe, s.npes);
 
-    refuse_unbacked_heap(heap_bytes, limits::host_memory());
+    const limits::Limit host_limit = limits::host_memory();
+    refuse_unbacked_heap(heap_bytes, 1, host_limit);
     s.own = std::make_unique<Segment>();
     check_status(s.own->create(heap_bytes), "shmem_init", s.pe);
     s.sync_base = s.base = static_cast<char*>(s.own->base());
@@ -249,6 +259,7 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     std::vector<char*> bases(s.npes, nullptr);
     int nlocal = 0;
     for (int r = 0; r < s.npes; ++r) nlocal += s.local[r];
+    refuse_unbacked_heap(heap_bytes, nlocal, host_limit);  // (every PE of this host finds the same)
     s.peer_segments.resize(s.npes);
     for (int r = 0; r < s.npes; ++r) {
         if (!s.local[r]) continue;

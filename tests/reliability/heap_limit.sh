@@ -5,6 +5,9 @@
 #   cgroup      1 GiB inside a memory cgroup of 512 MiB: the cgroup named
 #   ucx_cgroup  the same under KISHMEM_REMOTE=ucx (the heap is kishmem's own there too; UCX only
 #               registers it): the cgroup named
+#   host_sum    3/4 of the machine's memory a PE: each heap fits, the two together do not: MemTotal
+#               named with the PEs on this host
+#   cgroup_sum  384 MiB a PE inside a memory cgroup of 512 MiB: the cgroup named with the PEs
 # The cgroup cases run inside a memory cgroup of their own (v1 or v2; skipped where none can be
 # made), so that a refusal that did not happen costs this test, not the machine.  Passes when the
 # job fails with the words and /dev/shm holds nothing new of its PEs.
@@ -38,6 +41,8 @@ case $case_ in
   cgroup) into_cgroup $(( 512 << 20 )); size=1G want="is more than the memory cgroup .* allows" ;;
   ucx_cgroup) into_cgroup $(( 512 << 20 )); size=1G envs=(KISHMEM_REMOTE=ucx)
               want="is more than the memory cgroup .* allows" ;;
+  host_sum) size=$(( mem / 4 * 3 )) want=": the 2 PEs on this host .* more than this host's memory \(MemTotal\) allows" ;;
+  cgroup_sum) into_cgroup $(( 512 << 20 )); size=384M want=": the 2 PEs on this host .* more than the memory cgroup .* allows" ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac
 before=$(ls /dev/shm | sort)
@@ -51,6 +56,7 @@ pids=$(grep -oE "rel_gone: rank [0-9]+ pid [0-9]+" <<< "$out" | awk '{print $5}'
 [[ -n $pids ]] || { echo "FAIL: the PEs did not say their pids"; exit 1; }
 new=$(comm -13 <(echo "$before") <(echo "$after") | grep -E "(^|[^0-9])($(paste -sd'|' <<< "$pids"))([^0-9]|$)")
 (( rc != 0 )) || { echo "FAIL: the job did not fail"; exit 1; }
-grep -qE "kishmem: PE [01]: shmem_init: SHMEM_SYMMETRIC_SIZE=$size \(.*$want" <<< "$out" || { echo "FAIL: no refusal naming the limit"; exit 1; }
+[[ $want == :* ]] || want=" \(.*$want"  # (one heap: its size in parentheses; the host's PEs: a colon)
+grep -qE "kishmem: PE [01]: shmem_init: SHMEM_SYMMETRIC_SIZE=$size$want" <<< "$out" || { echo "FAIL: no refusal naming the limit"; exit 1; }
 [[ -z $new ]] || { echo "FAIL: left in /dev/shm: $new"; exit 1; }
 echo "PASS heap_limit $case_"
