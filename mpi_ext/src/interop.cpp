@@ -34,7 +34,11 @@ void say(const char* call, const char* fmt, ...) {
     std::vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const int pe = kishmem_ext_log_pe();
+    int up = 0, down = 0, rank = -1;
+    if (pe < 0 && MPI_Initialized(&up) == MPI_SUCCESS && up && MPI_Finalized(&down) == MPI_SUCCESS && !down)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);  // (before kishmem has PEs: the process by its MPI rank)
     if (pe >= 0) std::fprintf(stderr, "kishmem: PE %d: %s: %s\n", pe, call, msg);
+    else if (rank >= 0) std::fprintf(stderr, "kishmem: rank %d of MPI_COMM_WORLD: %s: %s\n", rank, call, msg);
     else std::fprintf(stderr, "kishmem: %s: %s\n", call, msg);
     std::fflush(stderr);
 }
@@ -168,12 +172,8 @@ int team_comm(const char* call, shmem_team_t t, MPI_Comm* out) {
     return 0;
 }
 
-}  // namespace
-
-extern "C" {
-
-int shmemx_init_thread_mpi(MPI_Comm comm, int requested, int* provided) {
-    const char* call = "shmemx_init_thread_mpi";
+// shmemx_init_thread_mpi and shmemx_init_mpi, in the words of the call the program made.
+int init_over(const char* call, MPI_Comm comm, int requested, int* provided) {
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
         say(call, "requested thread level %d is not one of SHMEM_THREAD_*", requested);
         return -1;
@@ -229,7 +229,15 @@ int shmemx_init_thread_mpi(MPI_Comm comm, int requested, int* provided) {
     return 0;
 }
 
-int shmemx_init_mpi(MPI_Comm comm) { return shmemx_init_thread_mpi(comm, SHMEM_THREAD_SINGLE, nullptr); }
+}  // namespace
+
+extern "C" {
+
+int shmemx_init_thread_mpi(MPI_Comm comm, int requested, int* provided) {
+    return init_over("shmemx_init_thread_mpi", comm, requested, provided);
+}
+
+int shmemx_init_mpi(MPI_Comm comm) { return init_over("shmemx_init_mpi", comm, SHMEM_THREAD_SINGLE, nullptr); }
 
 int shmemx_team_get_mpi_comm(shmem_team_t team, MPI_Comm* comm) {
     const char* call = "shmemx_team_get_mpi_comm";
