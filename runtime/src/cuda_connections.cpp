@@ -71,6 +71,8 @@ long visible_gpus() {
 __attribute__((constructor)) void ask_for_connections() {
 #if KISHMEM_HAVE_CUDA
     if (std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")) return;
+    // (a malformed value asks for nothing here, before main: shmem_init names it)
+    if (!env::valid("KISHMEM_CUDA_CONNECTIONS")) return;
     long n = env::cuda_connections();
     if (n < 0) {
         const long gpus = visible_gpus();

@@ -270,6 +270,12 @@ bool check_all(std::string* why) {
     return true;
 }
 
+bool valid(const char* name) {
+    std::string why;
+    const Var* v = find(name);
+    return v && check(*v, &why);
+}
+
 namespace {
 const Var& row(const char* name) {
     const Var* v = find(name);

@@ -144,6 +144,9 @@ int init_with_bootstrap(std::unique_ptr<Bootstrap> given, int requested) {
     // value ends the job saying what the variable accepts (env.def's types and choices).
     std::string bad_env;
     if (!env::check_all(&bad_env)) fatal("shmem_init", "%s", bad_env.c_str());
+    if (const long c = env::cuda_connections(); c < -1)  // (read when the library loaded: cuda_connections.cpp)
+        fatal("shmem_init", "KISHMEM_CUDA_CONNECTIONS=%ld: expected -1 (from the launcher's PEs per GPU), 0 (CUDA's own) "
+              "or 1 to 32", c);
     log_enable_debug(env::debug());
 
     // SHMEM_SYMMETRIC_SIZE is what the program can allocate: the runtime's own regions (kReserved,

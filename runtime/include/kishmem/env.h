@@ -77,6 +77,9 @@ bool check_text(const Var& v, const std::string& text, const char* from, std::st
 bool check(const Var& v, std::string* why);
 // Every row, in table order; false with *why for the first bad one.  shmem_init calls it first.
 bool check_all(std::string* why);
+// Whether the variable `name` of the table holds a value its type accepts (or none), without
+// ending the process: for what reads one before shmem_init (which reports it, check_all).
+bool valid(const char* name);
 
 // Typed accessors, one per row; a malformed value is a fatal error naming the variable.
 #define KISHMEM_ENV_size std::size_t
