@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace kishmem {
 namespace {
@@ -10,12 +11,23 @@ bool g_debug = false;
 void (*g_abort)(int, const char*) = nullptr;
 uint64_t (*g_thread_id)(void) = nullptr;  // read and set atomically: any thread may say something
 
+// Before the PEs are known (a bad variable, a launch kishmem cannot use): the process by the rank
+// its launcher gave it, "rank 3 (PMIX_RANK)", or "" where none did.
+const char* launcher_rank() {
+    static const std::string label = [] {
+        for (const char* v : {"PMIX_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK", "RANK"})
+            if (const char* r = std::getenv(v); r && *r) return ": rank " + std::string(r) + " (" + v + ")";
+        return std::string();
+    }();
+    return label.c_str();
+}
+
 void vsay(const char* kind, const char* call, const char* fmt, va_list ap, char* out, size_t n) {
     uint64_t (*tid)(void) = __atomic_load_n(&g_thread_id, __ATOMIC_ACQUIRE);
     char thread[40] = "";
     if (tid) std::snprintf(thread, sizeof thread, " (thread %llu)", static_cast<unsigned long long>(tid()));
     int k = g_pe >= 0 ? std::snprintf(out, n, "kishmem: PE %d%s: %s", g_pe, thread, kind)
-                      : std::snprintf(out, n, "kishmem%s: %s", thread, kind);
+                      : std::snprintf(out, n, "kishmem%s%s: %s", launcher_rank(), thread, kind);
     if (call && k >= 0 && static_cast<size_t>(k) < n) k += std::snprintf(out + k, n - k, "%s: ", call);
     if (k < 0 || static_cast<size_t>(k) >= n) return;
     std::vsnprintf(out + k, n - k, fmt, ap);
