@@ -45,11 +45,11 @@ void publish_device_state(const device::State& st);
 namespace {
 
 // Says to same-host peers how this PE ends (liveness.h), in its own host segment.
-// Ends the job before anything is allocated when a heap of heap_bytes does not fit in `limit`.
-// (Every route's heap is a memfd that only the pages the program touches occupy, so same-host
-// PEs are not counted together.)
-// Heaps of heap_bytes for `pes` PEs of this host (one before the PEs know who shares it, then
-// all of them): together they must fit in what the host can back.
+// Ends the job when heaps of heap_bytes for `pes` PEs of this host do not fit together in `limit`:
+// one before anything is allocated (the PEs do not know yet who shares the host), then all of
+// this host's once they do (before any peer's heap is mapped). A heap is a memfd that only the
+// pages touched occupy, but a program or UCX may touch it whole, and the OOM killer then ends
+// the job without a word.
 void refuse_unbacked_heap(std::size_t heap_bytes, int pes, const limits::Limit& limit) {
     const std::size_t total = heap_bytes * static_cast<std::size_t>(pes);  // (many PEs' heaps together may wrap)
     const bool wraps = total / static_cast<std::size_t>(pes) != heap_bytes;
