@@ -170,11 +170,10 @@ class Buffer:
 
     # ---- helpers -----------------------------------------------------------------------------
     def _alive(self):
-        """Raises where the buffer was destroyed (as the binding's calls do), before a call's own
-        checks, whose messages name this PE (after kishmem.finalize, which destroys every buffer,
-        asking the library for it would end the job)."""
-        if not self._b.alive:
-            raise Error("kishmem.ep.Buffer: the buffer was destroyed")
+        """Raises where the buffer was destroyed, before a call's own checks, whose messages name
+        this PE (after kishmem.finalize, which destroys every buffer, asking the library for it
+        would end the job): the binding's lookup of the buffer, as its own calls make it."""
+        self._b.bytes  # noqa: B018 (raises "the buffer was destroyed")
 
     def _stream(self):
         return 0 if self._dev == -1 else _t.current_stream_handle(self._dev)
